@@ -1,0 +1,90 @@
+/// @file Defines Cyclic<X>, HPF's CYCLIC(X) (block-cyclic) distribution; X may be `dynamic`.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include <redist/detail/math.hpp>
+#include <redist/detail/maybe_static.hpp>
+#include <redist/dist/distribution.hpp>
+
+namespace redist {
+
+/// CYCLIC(X): blocks of X elements dealt to processes 0, 1, ..., P-1, 0, 1, ...
+/// Cyclic<1> is HPF's CYCLIC; Cyclic<dynamic> takes its block size at run time.
+template <std::size_t X = dynamic>
+class Cyclic {
+  static_assert(X != 0, "redist::Cyclic<X> requires X > 0; use Cyclic<redist::dynamic> for a run-time block size");
+  static_assert(X == dynamic || X <= static_cast<std::size_t>(std::numeric_limits<index_t>::max()),
+                "redist::Cyclic<X> requires X to fit in a 64-bit signed index");
+
+ public:
+  using distribution_concept = distribution_tag;
+
+  static constexpr std::size_t static_block_size() noexcept { return X; }
+  constexpr index_t block_size() const noexcept { return x_.value(); }
+
+  constexpr Cyclic() noexcept requires(X != dynamic) = default;
+
+  template <std::integral I>
+    requires(X == dynamic)
+  constexpr explicit Cyclic(I x) : x_{static_cast<index_t>(x)} {
+    if (!std::cmp_greater(x, 0) || std::cmp_greater(x, std::numeric_limits<index_t>::max()))
+      detail::report_error("redist::Cyclic<dynamic>(k) requires k to be > 0 (got " +
+                           std::to_string(x) + ")");
+  }
+
+  friend constexpr bool operator==(const Cyclic&, const Cyclic&) = default;
+
+  /// CYCLIC(k) bound to n elements on P processes. With s = k*P, process p owns the LDD
+  /// (p*k, k, s, full blocks) and, when n is ragged, one shorter tail block.
+  class mapping {
+   public:
+    constexpr mapping(const Cyclic& d, index_t n, int nprocs)
+        : n_{n}, p_{nprocs}, k_{d.block_size()} {
+      REDIST_EXPECTS(n >= 0, "redist::Cyclic::mapping(n, P) requires n to be >= 0");
+      REDIST_EXPECTS(nprocs > 0, "redist::Cyclic::mapping(n, P) requires P to be > 0");
+      s_ = detail::checked_mul(k_, nprocs, "Cyclic<k> on P processes: k*P");
+    }
+    constexpr index_t size() const noexcept { return n_; }
+    constexpr int nprocs() const noexcept { return p_; }
+    constexpr index_t block_size() const noexcept { return k_; }
+    constexpr int owner(index_t g) const noexcept { return static_cast<int>((g / k_) % p_); }
+    constexpr index_t local_index(index_t g) const noexcept { return (g / s_) * k_ + g % k_; }
+    constexpr index_t global_index(int p, index_t l) const noexcept {
+      return (l / k_) * s_ + p * k_ + l % k_;
+    }
+    constexpr index_t local_size(int p) const noexcept {
+      const index_t cycles = n_ / s_;
+      return cycles * k_ + std::clamp<index_t>(n_ - cycles * s_ - p * k_, 0, k_);
+    }
+    constexpr LddSet ldds(int p) const {
+      LddSet set;
+      const index_t first = p * k_;
+      const index_t full = n_ - first - k_ >= 0 ? (n_ - first - k_) / s_ + 1 : 0;
+      set.push_back(Ldd{first, k_, s_, full, 0});
+      const index_t tail = first + full * s_;
+      if (tail < n_) set.push_back(Ldd{tail, n_ - tail, s_, 1, full * k_});
+      return set;
+    }
+    friend constexpr bool operator==(const mapping&, const mapping&) = default;
+
+   private:
+    index_t n_;
+    int p_;
+    index_t k_;
+    index_t s_ = 1;
+  };
+
+ private:
+  [[no_unique_address]] detail::maybe_static<X> x_{};
+};
+
+Cyclic(std::integral auto) -> Cyclic<dynamic>;
+
+static_assert(std::is_empty_v<Cyclic<4>>);
+
+}  // namespace redist

@@ -1,0 +1,25 @@
+/// @file Declares the public templates and classes of redist, without defining them.
+#pragma once
+
+#include <cstddef>
+#include <span>
+
+namespace redist {
+/// A template argument that is given at run time instead (as std::dynamic_extent in std::span).
+inline constexpr std::size_t dynamic = std::dynamic_extent;
+struct distribution_tag;
+struct Ldd;
+class LddSet;
+struct Run;
+class Block;
+template <std::size_t X>
+class Cyclic;
+class GenBlock;
+struct Plan;
+struct Message;
+template <class From, class To>
+class Redistribution;
+template <class T, class D>
+class DistArray;
+class error;
+}  // namespace redist

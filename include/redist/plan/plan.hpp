@@ -1,0 +1,144 @@
+/// @file Defines Plan (one rank's index sets and schedule) and build_plan, which needs no communication.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <redist/dist/distribution.hpp>
+#include <redist/index/intersect.hpp>
+#include <redist/schedule/schedule.hpp>
+
+namespace redist {
+
+namespace detail {
+inline std::atomic<std::size_t>& plans_built_counter() noexcept {
+  static std::atomic<std::size_t> count{0};
+  return count;
+}
+}  // namespace detail
+
+/// How many plans this process has built (assignments, redistribute, make_plan). A repeated
+/// `b = a` between the same layouts reuses its plan and does not add to it.
+inline std::size_t plans_built() noexcept { return detail::plans_built_counter().load(); }
+
+/// The runs exchanged with one peer. runs[first, first + nruns) of the plan, packed in that order.
+struct Message {
+  int peer = -1;
+  std::size_t first = 0;
+  std::size_t nruns = 0;
+  index_t size = 0;          ///< elements
+  index_t offset = 0;        ///< element offset in the scratch buffer; unused when direct
+  bool direct = false;       ///< one contiguous run: sent from / received into the array itself
+  friend bool operator==(const Message&, const Message&) = default;
+};
+
+/// One rank's part of a redistribution: what it sends to and receives from each peer (as runs),
+/// what it copies locally, and in which steps. Building it needs no communication, so the plans
+/// of all ranks can be built in one process (the virtual-rank simulator does).
+struct Plan {
+  int rank = 0;
+  int nprocs = 1;
+  std::vector<Run> runs;                  ///< all runs: messages' and local
+  std::vector<Message> sends;             ///< no message to self
+  std::vector<Message> recvs;
+  Message local;                          ///< runs copied directly, src -> dst, on this rank
+  schedule::Schedule schedule;
+  index_t send_scratch = 0;               ///< elements of scratch for packed sends
+  index_t recv_scratch = 0;               ///< elements of scratch for unpacked receives
+
+  std::span<const Run> runs_of(const Message& m) const noexcept {
+    return std::span<const Run>(runs).subspan(m.first, m.nruns);
+  }
+  index_t elements_sent() const noexcept {
+    index_t s = 0;
+    for (const auto& m : sends) s += m.size;
+    return s;
+  }
+  index_t elements_received() const noexcept {
+    index_t s = 0;
+    for (const auto& m : recvs) s += m.size;
+    return s;
+  }
+};
+
+namespace detail {
+enum class side { src, dst };
+
+/// True when the runs, in order, tile one contiguous local range on that side: then the packed
+/// message is that range itself and needs no pack or unpack.
+inline bool contiguous_chain(const std::vector<Run>& runs, side where) {
+  index_t next = -1;
+  for (const Run& r : runs) {
+    const bool contiguous = where == side::src ? r.src_contiguous() : r.dst_contiguous();
+    const index_t start = where == side::src ? r.src : r.dst;
+    if (!contiguous || (next >= 0 && start != next)) return false;
+    next = start + r.size();
+  }
+  return !runs.empty();
+}
+
+/// Collects the runs of one message into plan.runs and describes them.
+template <class Collect>
+Message collect_message(Plan& plan, int peer, side where, Collect&& collect) {
+  Message m;
+  m.peer = peer;
+  m.first = plan.runs.size();
+  std::vector<Run> runs;
+  collect(runs);
+  for (const Run& r : runs) m.size += r.size();
+  m.nruns = runs.size();
+  m.direct = contiguous_chain(runs, where);
+  plan.runs.insert(plan.runs.end(), runs.begin(), runs.end());
+  return m;
+}
+}  // namespace detail
+
+/// The plan of `rank` for moving an array laid out by `from` to the layout `to` (both bound to
+/// the same n and P). Peers are visited in the order rank+1, rank+2, ... (mod P), so that in
+/// an all-at-once exchange ranks do not all start with the same peer.
+/// Cost: O(P · period) index work; nothing grows with n for periodic layouts.
+template <class From, class To>
+Plan build_plan(const From& from, const To& to, int rank, schedule::all_at_once_t = {}) {
+  REDIST_EXPECTS(from.size() == to.size(),
+                 "redist::build_plan(from, to, rank) requires from and to to have the same global size");
+  REDIST_EXPECTS(from.nprocs() == to.nprocs(),
+                 "redist::build_plan(from, to, rank) requires from and to to have the same process count");
+  const int nprocs = from.nprocs();
+  REDIST_EXPECTS(rank >= 0 && rank < nprocs, "redist::build_plan(from, to, rank) requires rank to be in [0, P)");
+  ++detail::plans_built_counter();
+  Plan plan;
+  plan.rank = rank;
+  plan.nprocs = nprocs;
+  const LddSet mine_src = from.ldds(rank), mine_dst = to.ldds(rank);
+  plan.local = detail::collect_message(plan, rank, detail::side::src,
+                                       [&](std::vector<Run>& r) { index::intersect(mine_src, mine_dst, r); });
+  for (int d = 1; d < nprocs; ++d) {
+    const int q = (rank + d) % nprocs;
+    Message s = detail::collect_message(plan, q, detail::side::src,
+                                        [&](std::vector<Run>& r) { index::intersect(mine_src, to.ldds(q), r); });
+    if (s.size > 0) {
+      if (!s.direct) s.offset = std::exchange(plan.send_scratch, plan.send_scratch + s.size);
+      plan.sends.push_back(s);
+    } else {
+      plan.runs.resize(s.first);
+    }
+  }
+  for (int d = 1; d < nprocs; ++d) {
+    const int q = (rank - d + nprocs) % nprocs;
+    Message m = detail::collect_message(plan, q, detail::side::dst,
+                                        [&](std::vector<Run>& r) { index::intersect(from.ldds(q), mine_dst, r); });
+    if (m.size > 0) {
+      if (!m.direct) m.offset = std::exchange(plan.recv_scratch, plan.recv_scratch + m.size);
+      plan.recvs.push_back(m);
+    } else {
+      plan.runs.resize(m.first);
+    }
+  }
+  plan.schedule = schedule::make_all_at_once(plan.sends.size(), plan.recvs.size());
+  return plan;
+}
+
+}  // namespace redist

@@ -1,0 +1,19 @@
+/// @file Umbrella header: includes every public header of redist.
+#pragma once
+
+#include <redist/config.hpp>
+#include <redist/dist/block.hpp>
+#include <redist/dist/cyclic.hpp>
+#include <redist/dist/distribution.hpp>
+#include <redist/dist/gen_block.hpp>
+#include <redist/dist/ldd.hpp>
+#include <redist/index/intersect.hpp>
+#include <redist/index/run.hpp>
+#include <redist/schedule/schedule.hpp>
+#include <redist/plan/plan.hpp>
+#include <redist/runtime/pack.hpp>
+#include <redist/runtime/scratch.hpp>
+#include <redist/runtime/exchange.hpp>
+#include <redist/array/plan_cache.hpp>
+#include <redist/array/dist_array.hpp>
+#include <redist/array/redistribute.hpp>
