@@ -1,6 +1,10 @@
 /// @file Umbrella header: includes every public header of redist.
 #pragma once
 
+// The MPI environment and communicator, so that `#include <redist/redist.hpp>` is all a program needs.
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/environment.hpp>
+
 #include <redist/config.hpp>
 #include <redist/dist/block.hpp>
 #include <redist/dist/cyclic.hpp>
