@@ -1,0 +1,48 @@
+/// @file Defines the baselines redist is measured against: naive element-by-element exchange, and (issue 7) more.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstring>
+#include <vector>
+
+#include <redist/redist.hpp>
+
+namespace redist::bench {
+
+/// The naive method: the destination of every element computed one by one (owner and local
+/// index), (local index, value) pairs exchanged with one MPI_Alltoallv, stored one by one.
+/// Collective. What a user writes without a redistribution library.
+template <class T, class D1, class D2>
+void naive_redistribute(const DistArray<T, D1>& src, DistArray<T, D2>& dst) {
+  struct Item {
+    index_t local;
+    T value;
+  };
+  const MPI_Comm comm = static_cast<MPI_Comm>(src.comm());
+  const int nprocs = src.comm().size();
+  std::vector<int> scount(nprocs, 0), rcount(nprocs), sdisp(nprocs + 1, 0), rdisp(nprocs + 1, 0);
+  const auto in = src.local();
+  for (index_t l = 0; l < src.local_size(); ++l) ++scount[dst.owner(src.global_index(l))];
+  MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, comm);
+  for (int p = 0; p < nprocs; ++p) {
+    sdisp[p + 1] = sdisp[p] + scount[p];
+    rdisp[p + 1] = rdisp[p] + rcount[p];
+  }
+  std::vector<Item> sbuf(static_cast<std::size_t>(sdisp[nprocs])), rbuf(static_cast<std::size_t>(rdisp[nprocs]));
+  std::vector<int> fill(sdisp.begin(), sdisp.end() - 1);
+  for (index_t l = 0; l < src.local_size(); ++l) {
+    const index_t g = src.global_index(l);
+    sbuf[fill[dst.owner(g)]++] = Item{dst.local_index(g), in[l]};
+  }
+  auto bytes = [](std::vector<int> v) {
+    for (int& x : v) x *= static_cast<int>(sizeof(Item));
+    return v;
+  };
+  const auto sc = bytes(scount), sd = bytes(sdisp), rc = bytes(rcount), rd = bytes(rdisp);
+  MPI_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(), MPI_BYTE, comm);
+  auto out = dst.local();
+  for (const Item& it : rbuf) out[it.local] = it.value;
+}
+
+}  // namespace redist::bench

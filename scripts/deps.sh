@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages redist builds, tests and benchmarks with, if any is missing.
+set -eu
+pkgs="g++ meson ninja-build pkg-config cmake python3 libboost-dev libboost-mpi-dev catch2
+      libopenmpi-dev openmpi-bin libscalapack-openmpi-dev"
+missing=""
+for p in $pkgs; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "installing:$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq $missing >/dev/null
+fi
