@@ -17,7 +17,7 @@ class Cyclic;
 class GenBlock;
 struct Plan;
 struct Message;
-template <class From, class To>
+template <class From, class To, class Policy>
 class Redistribution;
 template <class T, class D>
 class DistArray;

@@ -73,12 +73,16 @@ TEST_CASE("A repeated b = a between the same layouts does no planning", "[mpi][p
   REQUIRE(all_ok(world, holds(b, value_of)));
   redistribute(a, b);  // the function form shares the cache
   CHECK(plans_built() == before + 1);
+  redistribute(a, b, schedule::all_at_once);  // another policy is another plan
+  CHECK(plans_built() == before + 2);
+  b = a;
+  CHECK(plans_built() == before + 3);
   // Another source layout is planned once, then reused.
   DistArray<double, Block> c(world, 1000);
   fill(c, [](index_t g) { return 2.0 * static_cast<double>(g); });
   b = c;
   b = c;
-  CHECK(plans_built() == before + 2);
+  CHECK(plans_built() == before + 4);
   REQUIRE(all_ok(world, holds(b, [](index_t g) { return 2.0 * static_cast<double>(g); })));
 }
 

@@ -12,13 +12,15 @@
 
 namespace redist {
 
-/// A plan for moving data from the layout `From` to the layout `To` on one rank, with the scratch
-/// buffer it reuses. Made by redist::make_plan(a, b); execute(a, b) runs it (collective).
-template <class From, class To>
+/// A plan for moving data from the layout `From` to the layout `To` on one rank under the schedule
+/// policy `Policy`, with the scratch buffer it reuses. Made by redist::make_plan(a, b[, policy]);
+/// execute(a, b) runs it (collective).
+template <class From, class To, class Policy = schedule::automatic_t>
 class Redistribution {
  public:
-  Redistribution(From from, To to, int rank) : from_{std::move(from)}, to_{std::move(to)} {
-    plan_ = build_plan(from_, to_, rank);
+  Redistribution(From from, To to, int rank, Policy policy = {})
+      : from_{std::move(from)}, to_{std::move(to)}, policy_{policy} {
+    plan_ = plan_with(from_, to_, rank, policy_);
   }
   const Plan& plan() const noexcept { return plan_; }
   const From& from() const noexcept { return from_; }
@@ -38,11 +40,14 @@ class Redistribution {
     runtime::execute(plan_, comm, src, dst, scratch_);
   }
 
-  bool matches(const From& from, const To& to) const { return from == from_ && to == to_; }
+  bool matches(const From& from, const To& to, const Policy& policy) const {
+    return from == from_ && to == to_ && policy == policy_;
+  }
 
  private:
   From from_;
   To to_;
+  Policy policy_;
   Plan plan_;
   runtime::Scratch scratch_;
 };
@@ -58,14 +63,16 @@ class PlanCache {
   PlanCache(PlanCache&&) noexcept = default;
   PlanCache& operator=(PlanCache&&) noexcept = default;
 
-  /// The cached plan for (from, to) on comm, or a new one replacing it.
-  template <class From, class To>
-  Redistribution<From, To>& get(const From& from, const To& to, const boost::mpi::communicator& comm) {
-    auto* e = dynamic_cast<entry<From, To>*>(entry_.get());
-    if (e == nullptr || e->comm != static_cast<MPI_Comm>(comm) || !e->r.matches(from, to)) {
+  /// The cached plan for (from, to, policy) on comm, or a new one replacing it.
+  template <class From, class To, class Policy>
+  Redistribution<From, To, Policy>& get(const From& from, const To& to, const Policy& policy,
+                                        const boost::mpi::communicator& comm) {
+    using E = entry<From, To, Policy>;
+    auto* e = dynamic_cast<E*>(entry_.get());
+    if (e == nullptr || e->comm != static_cast<MPI_Comm>(comm) || !e->r.matches(from, to, policy)) {
       entry_.reset();  // release the old plan and scratch first
-      entry_ = std::make_unique<entry<From, To>>(static_cast<MPI_Comm>(comm), from, to, comm.rank());
-      e = static_cast<entry<From, To>*>(entry_.get());
+      entry_ = std::make_unique<E>(static_cast<MPI_Comm>(comm), from, to, comm.rank(), policy);
+      e = static_cast<E*>(entry_.get());
     }
     return e->r;
   }
@@ -74,11 +81,12 @@ class PlanCache {
   struct entry_base {
     virtual ~entry_base() = default;
   };
-  template <class From, class To>
+  template <class From, class To, class Policy>
   struct entry : entry_base {
-    entry(MPI_Comm c, const From& from, const To& to, int rank) : comm{c}, r{from, to, rank} {}
+    entry(MPI_Comm c, const From& from, const To& to, int rank, const Policy& policy)
+        : comm{c}, r{from, to, rank, policy} {}
     MPI_Comm comm;
-    Redistribution<From, To> r;
+    Redistribution<From, To, Policy> r;
   };
   std::unique_ptr<entry_base> entry_;
 };

@@ -101,7 +101,7 @@ Message collect_message(Plan& plan, int peer, side where, Collect&& collect) {
 /// an all-at-once exchange ranks do not all start with the same peer.
 /// Cost: O(P · period) index work; nothing grows with n for periodic layouts.
 template <class From, class To>
-Plan build_plan(const From& from, const To& to, int rank, schedule::all_at_once_t = {}) {
+Plan build_plan(const From& from, const To& to, int rank) {
   REDIST_EXPECTS(from.size() == to.size(),
                  "redist::build_plan(from, to, rank) requires from and to to have the same global size");
   REDIST_EXPECTS(from.nprocs() == to.nprocs(),
@@ -139,6 +139,19 @@ Plan build_plan(const From& from, const To& to, int rank, schedule::all_at_once_
   }
   plan.schedule = schedule::make_all_at_once(plan.sends.size(), plan.recvs.size());
   return plan;
+}
+
+/// The plan of `rank` under a schedule policy. Each schedule adds an overload of plan_with for
+/// the layouts and policy it serves (found by argument-dependent lookup); these are the general
+/// ones: all_at_once, and automatic where nothing more specific applies.
+template <class From, class To>
+Plan plan_with(const From& from, const To& to, int rank, schedule::all_at_once_t) {
+  return build_plan(from, to, rank);
+}
+
+template <class From, class To>
+Plan plan_with(const From& from, const To& to, int rank, schedule::automatic_t) {
+  return build_plan(from, to, rank);
 }
 
 }  // namespace redist
