@@ -18,6 +18,8 @@
 #include <redist/runtime/pack.hpp>
 #include <redist/runtime/scratch.hpp>
 #include <redist/runtime/exchange.hpp>
+#include <redist/array/consistency.hpp>
+#include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/dist_array.hpp>
 #include <redist/array/redistribute.hpp>

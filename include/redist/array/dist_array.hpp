@@ -8,6 +8,11 @@
 
 #include <boost/mpi/communicator.hpp>
 
+#include <optional>
+#include <string>
+
+#include <redist/array/consistency.hpp>
+#include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/dist/distribution.hpp>
 #include <redist/schedule/schedule.hpp>
@@ -38,7 +43,8 @@ struct array_access {
 
 /// Defined in redist/array/redistribute.hpp (included at the end of this header).
 template <class T, class D, class U, class E, class S = schedule::automatic_t>
-void redistribute(const DistArray<U, E>& src, DistArray<T, D>& dst, S policy = {});
+void redistribute(const DistArray<U, E>& src, DistArray<T, D>& dst, S policy = {},
+                  const options& opts = default_options());
 
 /// n elements of T distributed over the processes of comm by D. `b = a` redistributes a's values
 /// into b's layout (collective); the plan is kept, so repeating it does no index work.
@@ -54,10 +60,11 @@ class DistArray {
   using distribution_type = D;
   using mapping_type = typename detail::mapping_of<D>::type;
 
-  /// The array of n elements laid out by dist on comm (collective in the sense that every rank
-  /// of comm must construct it with the same n and dist).
+  /// The array of n elements laid out by dist on comm. Collective: every rank of comm constructs
+  /// it with the same n and dist; with default_options().check_consistency (the default), one
+  /// small all-reduce verifies that, and a bad parameter throws redist::error on every rank.
   DistArray(const boost::mpi::communicator& comm, index_t n, const D& dist)
-      : comm_{comm}, mapping_{dist, n, comm.size()}, dist_{dist},
+      : comm_{comm}, mapping_{bind(comm, n, dist)}, dist_{dist},
         data_(static_cast<std::size_t>(mapping_.local_size(comm.rank()))) {}
 
   DistArray(const boost::mpi::communicator& comm, index_t n)
@@ -98,6 +105,24 @@ class DistArray {
 
  private:
   friend struct detail::array_access;
+
+  static mapping_type bind(const boost::mpi::communicator& comm, index_t n, const D& dist) {
+    std::optional<mapping_type> m;
+    std::optional<std::string> failure;
+    try {
+      m.emplace(dist, n, comm.size());
+    } catch (const error& e) {
+      failure = e.what();
+    }
+    if (default_options().check_consistency) {
+      const detail::Parameter params[] = {{"n", static_cast<std::uint64_t>(n)},
+                                          {"distribution", m ? detail::layout_fingerprint(*m) : 0}};
+      detail::agree(comm, "redist::DistArray(comm, n, dist)", params, failure);
+    } else if (failure) {
+      detail::report_error(*failure);
+    }
+    return std::move(*m);
+  }
 
   boost::mpi::communicator comm_;
   mapping_type mapping_;

@@ -1,12 +1,17 @@
 /// @file Defines Redistribution (a plan bound to two layouts, with its scratch) and the plan cache of DistArray.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <typeinfo>
 #include <span>
 #include <utility>
 
 #include <boost/mpi/communicator.hpp>
 
+#include <redist/array/consistency.hpp>
+#include <redist/array/options.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/runtime/exchange.hpp>
 
@@ -18,8 +23,8 @@ namespace redist {
 template <class From, class To, class Policy = schedule::automatic_t>
 class Redistribution {
  public:
-  Redistribution(From from, To to, int rank, Policy policy = {})
-      : from_{std::move(from)}, to_{std::move(to)}, policy_{policy} {
+  Redistribution(From from, To to, int rank, Policy policy = {}, const options& opts = default_options())
+      : from_{std::move(from)}, to_{std::move(to)}, policy_{policy}, options_{opts} {
     plan_ = plan_with(from_, to_, rank, policy_);
   }
   const Plan& plan() const noexcept { return plan_; }
@@ -35,19 +40,40 @@ class Redistribution {
     run(src.comm(), src.local(), dst.local());
   }
 
+  /// Runs the plan (collective). The first run checks, with options().check_consistency, that
+  /// every rank has the same layouts, element size, policy and options.
   template <class T>
   void run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
-    runtime::execute(plan_, comm, src, dst, scratch_);
+    if (!checked_ && options_.check_consistency) check<T>(comm);
+    checked_ = true;
+    runtime::execute(plan_, comm, src, dst, scratch_, options_.max_message_bytes);
   }
 
-  bool matches(const From& from, const To& to, const Policy& policy) const {
-    return from == from_ && to == to_ && policy == policy_;
+  bool matches(const From& from, const To& to, const Policy& policy, const options& opts) const {
+    return from == from_ && to == to_ && policy == policy_ && opts == options_;
   }
+  const options& opts() const noexcept { return options_; }
 
  private:
+  template <class T>
+  void check(const boost::mpi::communicator& comm) const {
+    const std::uint64_t opts_hash = detail::hash_mix(
+        detail::hash_mix(detail::hash_seed, options_.max_scratch_bytes), options_.max_message_bytes);
+    const detail::Parameter params[] = {
+        {"global size", static_cast<std::uint64_t>(from_.size())},
+        {"element size", sizeof(T)},
+        {"source layout", detail::layout_fingerprint(from_)},
+        {"destination layout", detail::layout_fingerprint(to_)},
+        {"schedule policy", detail::hash_string(detail::hash_seed, typeid(Policy).name())},
+        {"options", opts_hash}};
+    detail::agree(comm, "redist::redistribute(src, dst)", params, std::nullopt);
+  }
+
   From from_;
   To to_;
   Policy policy_;
+  options options_;
+  bool checked_ = false;
   Plan plan_;
   runtime::Scratch scratch_;
 };
@@ -65,13 +91,13 @@ class PlanCache {
 
   /// The cached plan for (from, to, policy) on comm, or a new one replacing it.
   template <class From, class To, class Policy>
-  Redistribution<From, To, Policy>& get(const From& from, const To& to, const Policy& policy,
+  Redistribution<From, To, Policy>& get(const From& from, const To& to, const Policy& policy, const options& opts,
                                         const boost::mpi::communicator& comm) {
     using E = entry<From, To, Policy>;
     auto* e = dynamic_cast<E*>(entry_.get());
-    if (e == nullptr || e->comm != static_cast<MPI_Comm>(comm) || !e->r.matches(from, to, policy)) {
+    if (e == nullptr || e->comm != static_cast<MPI_Comm>(comm) || !e->r.matches(from, to, policy, opts)) {
       entry_.reset();  // release the old plan and scratch first
-      entry_ = std::make_unique<E>(static_cast<MPI_Comm>(comm), from, to, comm.rank(), policy);
+      entry_ = std::make_unique<E>(static_cast<MPI_Comm>(comm), from, to, comm.rank(), policy, opts);
       e = static_cast<E*>(entry_.get());
     }
     return e->r;
@@ -83,8 +109,8 @@ class PlanCache {
   };
   template <class From, class To, class Policy>
   struct entry : entry_base {
-    entry(MPI_Comm c, const From& from, const To& to, int rank, const Policy& policy)
-        : comm{c}, r{from, to, rank, policy} {}
+    entry(MPI_Comm c, const From& from, const To& to, int rank, const Policy& policy, const options& opts)
+        : comm{c}, r{from, to, rank, policy, opts} {}
     MPI_Comm comm;
     Redistribution<From, To, Policy> r;
   };

@@ -1,0 +1,86 @@
+/// @file Defines the collective consistency check: all ranks agree on the parameters of a collective call, or all throw.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include <mpi.h>
+
+#include <boost/mpi/collectives/broadcast.hpp>
+#include <boost/mpi/communicator.hpp>
+
+#include <redist/config.hpp>
+
+namespace redist::detail {
+
+/// FNV-1a, 64 bits.
+constexpr std::uint64_t hash_mix(std::uint64_t h, std::uint64_t v) noexcept {
+  for (int i = 0; i < 8; ++i) {
+    h ^= (v >> (8 * i)) & 0xff;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+inline constexpr std::uint64_t hash_seed = 0xcbf29ce484222325ull;
+
+inline std::uint64_t hash_string(std::uint64_t h, std::string_view s) noexcept {
+  for (char c : s) h = hash_mix(h, static_cast<unsigned char>(c));
+  return h;
+}
+
+/// A fingerprint of a bound layout: its type and the LDDs of every process (O(P)). Two layouts
+/// with the same fingerprint place every element on the same rank at the same local index.
+template <class M>
+std::uint64_t layout_fingerprint(const M& m) {
+  std::uint64_t h = hash_string(hash_seed, typeid(M).name());
+  h = hash_mix(h, static_cast<std::uint64_t>(m.size()));
+  h = hash_mix(h, static_cast<std::uint64_t>(m.nprocs()));
+  for (int p = 0; p < m.nprocs(); ++p)
+    for (const auto& d : m.ldds(p))
+      for (index_t v : {d.o, d.b, d.s, d.n, d.local}) h = hash_mix(h, static_cast<std::uint64_t>(v));
+  return h;
+}
+
+/// One parameter of a collective call, named for the error message.
+struct Parameter {
+  const char* name;
+  std::uint64_t value;
+};
+
+/// Collective over comm, one all-reduce (two more only when some rank failed): every rank
+/// passes the same list of parameter names and, when its own local checks failed, the error.
+/// Throws redist::error on every rank if any rank failed (with the message of the lowest such
+/// rank) or if some parameter differs between ranks (naming it); returns on every rank otherwise.
+inline void agree(const boost::mpi::communicator& comm, const std::string& call, std::span<const Parameter> params,
+                  const std::optional<std::string>& local_error) {
+  const std::size_t k = params.size();
+  std::vector<std::uint64_t> mine(2 * k + 1), all(2 * k + 1);
+  for (std::size_t i = 0; i < k; ++i) {
+    mine[i] = params[i].value;
+    mine[k + i] = ~params[i].value;  // max of ~v is ~(min of v)
+  }
+  mine[2 * k] = local_error ? 1 : 0;
+  MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_MAX,
+                static_cast<MPI_Comm>(comm));
+  if (all[2 * k] != 0) {
+    int first = local_error ? comm.rank() : comm.size();
+    int lowest = first;
+    MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, static_cast<MPI_Comm>(comm));
+    std::string message = local_error ? *local_error : std::string();
+    boost::mpi::broadcast(comm, message, lowest);
+    if (local_error) report_error(*local_error);
+    report_error(message + " (on rank " + std::to_string(lowest) + ")");
+  }
+  for (std::size_t i = 0; i < k; ++i)
+    if (all[i] != ~all[k + i])
+      report_error(call + " requires every rank to pass the same " + params[i].name +
+                   " (it differs between ranks)");
+}
+
+}  // namespace redist::detail
