@@ -56,16 +56,19 @@ struct Parameter {
 /// Collective over comm, one all-reduce (two more only when some rank failed): every rank
 /// passes the same list of parameter names and, when its own local checks failed, the error.
 /// Throws redist::error on every rank if any rank failed (with the message of the lowest such
-/// rank) or if some parameter differs between ranks (naming it); returns on every rank otherwise.
-inline void agree(const boost::mpi::communicator& comm, const std::string& call, std::span<const Parameter> params,
-                  const std::optional<std::string>& local_error) {
+/// rank) or if some parameter differs between ranks (naming it); otherwise returns, on every
+/// rank, the smallest `min_of` of all ranks (a value agreed in the same all-reduce).
+inline std::uint64_t agree(const boost::mpi::communicator& comm, const std::string& call,
+                           std::span<const Parameter> params, const std::optional<std::string>& local_error,
+                           std::uint64_t min_of = 0) {
   const std::size_t k = params.size();
-  std::vector<std::uint64_t> mine(2 * k + 1), all(2 * k + 1);
+  std::vector<std::uint64_t> mine(2 * k + 2), all(2 * k + 2);
   for (std::size_t i = 0; i < k; ++i) {
     mine[i] = params[i].value;
     mine[k + i] = ~params[i].value;  // max of ~v is ~(min of v)
   }
   mine[2 * k] = local_error ? 1 : 0;
+  mine[2 * k + 1] = ~min_of;
   MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_MAX,
                 static_cast<MPI_Comm>(comm));
   if (all[2 * k] != 0) {
@@ -81,6 +84,7 @@ inline void agree(const boost::mpi::communicator& comm, const std::string& call,
     if (all[i] != ~all[k + i])
       report_error(call + " requires every rank to pass the same " + params[i].name +
                    " (it differs between ranks)");
+  return ~all[2 * k + 1];
 }
 
 }  // namespace redist::detail

@@ -30,7 +30,10 @@ class Redistribution {
   const Plan& plan() const noexcept { return plan_; }
   const From& from() const noexcept { return from_; }
   const To& to() const noexcept { return to_; }
-  const runtime::Scratch& scratch() const noexcept { return scratch_; }
+  /// The scratch buffer (its capacity() and allocations()) and the bookkeeping the plan reuses.
+  const runtime::Scratch& scratch() const noexcept { return workspace_.buffer; }
+  /// The most scratch bytes one round has needed so far.
+  std::size_t scratch_high_water() const noexcept { return workspace_.high_water; }
 
   /// src -> dst with this plan. Requires src and dst to have the layouts the plan was made for.
   template <class A, class B>
@@ -44,9 +47,8 @@ class Redistribution {
   /// every rank has the same layouts, element size, policy and options.
   template <class T>
   void run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
-    if (!checked_ && options_.check_consistency) check<T>(comm);
-    checked_ = true;
-    runtime::execute(plan_, comm, src, dst, scratch_, options_.max_message_bytes);
+    if (!checked_) agree_on_first_run<T>(comm, src.size(), dst.size());
+    runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes);
   }
 
   bool matches(const From& from, const To& to, const Policy& policy, const options& opts) const {
@@ -55,18 +57,38 @@ class Redistribution {
   const options& opts() const noexcept { return options_; }
 
  private:
+  /// Collective, once per plan: the scratch budget becomes a piece size that all ranks share
+  /// (the smallest of their limits), and with check_consistency all ranks verify that they
+  /// have the same layouts, element size, policy and options — in the same all-reduce.
   template <class T>
-  void check(const boost::mpi::communicator& comm) const {
-    const std::uint64_t opts_hash = detail::hash_mix(
-        detail::hash_mix(detail::hash_seed, options_.max_scratch_bytes), options_.max_message_bytes);
-    const detail::Parameter params[] = {
-        {"global size", static_cast<std::uint64_t>(from_.size())},
-        {"element size", sizeof(T)},
-        {"source layout", detail::layout_fingerprint(from_)},
-        {"destination layout", detail::layout_fingerprint(to_)},
-        {"schedule policy", detail::hash_string(detail::hash_seed, typeid(Policy).name())},
-        {"options", opts_hash}};
-    detail::agree(comm, "redist::redistribute(src, dst)", params, std::nullopt);
+  void agree_on_first_run(const boost::mpi::communicator& comm, std::size_t src_elems, std::size_t dst_elems) {
+    const std::size_t budget_bytes =
+        options_.max_scratch_bytes != 0 ? options_.max_scratch_bytes : std::max(src_elems, dst_elems) * sizeof(T);
+    std::optional<std::string> failure;
+    index_t piece = 0;
+    try {
+      piece = piece_limit(plan_, static_cast<index_t>(budget_bytes / sizeof(T)));
+    } catch (const error& e) {
+      failure = e.what();
+    }
+    const auto mine = static_cast<std::uint64_t>(piece == 0 ? index_t{-1} >> 1 : piece);  // 0: no limit
+    std::uint64_t shared = 0;
+    if (options_.check_consistency) {
+      const std::uint64_t opts_hash = detail::hash_mix(
+          detail::hash_mix(detail::hash_seed, options_.max_scratch_bytes), options_.max_message_bytes);
+      const detail::Parameter params[] = {
+          {"global size", static_cast<std::uint64_t>(from_.size())},
+          {"element size", sizeof(T)},
+          {"source layout", detail::layout_fingerprint(from_)},
+          {"destination layout", detail::layout_fingerprint(to_)},
+          {"schedule policy", detail::hash_string(detail::hash_seed, typeid(Policy).name())},
+          {"options", opts_hash}};
+      shared = detail::agree(comm, "redist::redistribute(src, dst)", params, failure, mine);
+    } else {
+      shared = detail::agree(comm, "redist::redistribute(src, dst)", {}, failure, mine);
+    }
+    plan_.piece = shared == static_cast<std::uint64_t>(index_t{-1} >> 1) ? 0 : static_cast<index_t>(shared);
+    checked_ = true;
   }
 
   From from_;
@@ -75,7 +97,7 @@ class Redistribution {
   options options_;
   bool checked_ = false;
   Plan plan_;
-  runtime::Scratch scratch_;
+  runtime::Workspace workspace_;
 };
 
 namespace detail {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <numeric>
 
 #include <redist/detail/math.hpp>
 #include <redist/dist/ldd.hpp>
@@ -60,9 +61,12 @@ constexpr void periodic_families(const Ldd& a, const Ldd& b, Emit&& emit) {
   const index_t start = std::max(a.o, b.o);
   const index_t stop = std::min(a.end(), b.end());
   if (start >= stop) return;
-  const index_t period = redist::detail::checked_lcm(a.s, b.s, "the period lcm(s1, s2) of two LDDs");
-  const index_t wend = std::min(stop, redist::detail::checked_add(start, period, "the intersection window"));
-  const index_t ka = period / a.s, kb = period / b.s;
+  // A period that does not fit in 64 bits, or reaches past the end, never repeats: scan all.
+  index_t period = 0, wend = stop;
+  const index_t ka0 = b.s / std::gcd(a.s, b.s);
+  const bool repeats = !__builtin_mul_overflow(a.s, ka0, &period) && period < stop - start;
+  if (repeats) wend = start + period;
+  const index_t ka = repeats ? period / a.s : a.n, kb = repeats ? period / b.s : b.n;
   for (index_t ua = std::max<index_t>(0, floor_div(start - a.o - a.b, a.s) + 1);
        ua < a.n && a.o + a.s * ua < wend; ++ua) {
     const index_t a0 = a.o + a.s * ua, a1 = a0 + a.b;
@@ -71,7 +75,7 @@ constexpr void periodic_families(const Ldd& a, const Ldd& b, Emit&& emit) {
       const index_t b0 = b.o + b.s * ub;
       const index_t lo = std::max(a0, b0), hi = std::min(a1, b0 + b.b);
       if (lo >= hi || lo < start || lo >= wend) continue;
-      emit(lo, hi - lo, period, std::min((a.n - 1 - ua) / ka, (b.n - 1 - ub) / kb) + 1);
+      emit(lo, hi - lo, repeats ? period : hi - lo, std::min((a.n - 1 - ua) / ka, (b.n - 1 - ub) / kb) + 1);
     }
   }
 }

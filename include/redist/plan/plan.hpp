@@ -1,7 +1,10 @@
 /// @file Defines Plan (one rank's index sets and schedule) and build_plan, which needs no communication.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <numeric>
+#include <string>
 #include <cstddef>
 #include <span>
 #include <utility>
@@ -48,6 +51,10 @@ struct Plan {
   schedule::Schedule schedule;
   index_t send_scratch = 0;               ///< elements of scratch for packed sends
   index_t recv_scratch = 0;               ///< elements of scratch for unpacked receives
+  /// 0: messages move whole. Otherwise every message (of every rank: the value must be the same
+  /// on all ranks) moves in rounds, as pieces of at most `piece` elements: round j of a step
+  /// moves elements [j·piece, (j+1)·piece) of each of the step's messages.
+  index_t piece = 0;
 
   std::span<const Run> runs_of(const Message& m) const noexcept {
     return std::span<const Run>(runs).subspan(m.first, m.nruns);
@@ -139,6 +146,36 @@ Plan build_plan(const From& from, const To& to, int rank) {
   }
   plan.schedule = schedule::make_all_at_once(plan.sends.size(), plan.recvs.size());
   return plan;
+}
+
+/// The largest piece size C for which this rank's packed (not direct) messages of any one step,
+/// cut into pieces of at most C elements, need at most `budget` elements of scratch per round:
+/// Σ min(size, C) <= budget (water-filling). 0 when whole messages fit. Throws redist::error
+/// when the budget is smaller than one element per packed message of a step.
+inline index_t piece_limit(const Plan& plan, index_t budget) {
+  index_t limit = 0;
+  std::vector<index_t> sizes;
+  for (const schedule::Step& step : plan.schedule.steps) {
+    sizes.clear();
+    for (std::size_t i : step.sends) if (!plan.sends[i].direct) sizes.push_back(plan.sends[i].size);
+    for (std::size_t i : step.recvs) if (!plan.recvs[i].direct) sizes.push_back(plan.recvs[i].size);
+    std::sort(sizes.begin(), sizes.end());
+    index_t left = budget, c = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const auto rest = static_cast<index_t>(sizes.size() - i);
+      if (sizes[i] <= left / rest) {
+        left -= sizes[i];
+        continue;
+      }
+      c = left / rest;
+      break;
+    }
+    if (c == 0 && !sizes.empty() && std::accumulate(sizes.begin(), sizes.end(), index_t{0}) > budget)
+      detail::report_error("redist::options requires max_scratch_bytes to hold at least one element per message of a step (" +
+                           std::to_string(sizes.size()) + " messages, budget " + std::to_string(budget) + " elements)");
+    if (c > 0) limit = limit == 0 ? c : std::min(limit, c);
+  }
+  return limit;
 }
 
 /// The plan of `rank` under a schedule policy. Each schedule adds an overload of plan_with for

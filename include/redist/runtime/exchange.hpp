@@ -1,5 +1,7 @@
-/// @file Defines execute(plan, comm, src, dst): one rank's part of a redistribution over Boost.MPI.
+/// @file Defines execute(plan, comm, src, dst, workspace): one rank's part of a redistribution over MPI.
 #pragma once
+
+#include <mpi.h>
 
 #include <algorithm>
 #include <climits>
@@ -8,8 +10,7 @@
 #include <vector>
 
 #include <boost/mpi/communicator.hpp>
-#include <boost/mpi/nonblocking.hpp>
-#include <boost/mpi/request.hpp>
+#include <boost/mpi/exception.hpp>
 
 #include <redist/plan/plan.hpp>
 #include <redist/runtime/pack.hpp>
@@ -24,84 +25,138 @@ inline constexpr int message_tag = 0x7EDD;
 /// Messages longer than this many bytes go out as several MPI messages (MPI counts are int).
 inline constexpr std::size_t max_chunk_bytes = static_cast<std::size_t>(INT_MAX) / 64 * 64;
 
+/// Everything an exchange needs besides the plan, kept between calls so that a repeated
+/// exchange allocates nothing: the scratch buffer and the request bookkeeping. Requests are raw
+/// MPI_Requests, because Boost.MPI's wait_any allocates on every call.
+struct Workspace {
+  Scratch buffer;
+  std::vector<MPI_Request> recv_requests, send_requests;
+  std::vector<std::size_t> owner;     ///< recv_requests[k] belongs to receive owner[k]
+  std::vector<std::size_t> pending;   ///< per receive: chunks still to arrive this round
+  std::vector<index_t> recv_at;       ///< per receive: its offset in the round's receive scratch
+  std::size_t high_water = 0;         ///< most scratch bytes one round has used
+};
+
+namespace detail {
+inline void check(int rc, const char* routine) {
+  if (rc != MPI_SUCCESS) throw boost::mpi::exception(routine, rc);
+}
+
+/// Posts the bytes [p, p + bytes) as messages of at most chunk bytes each.
+template <class Post>
+void post_chunked(std::byte* p, std::size_t bytes, std::size_t chunk, Post&& post) {
+  do {
+    const std::size_t n = std::min(bytes, chunk);
+    post(p, static_cast<int>(n));
+    p += n;
+    bytes -= n;
+  } while (bytes > 0);
+}
+}  // namespace detail
+
 /// Runs plan on this rank: src -> dst. Collective over comm (every rank of the plan calls it).
-/// Per step, in the order of COSTA's exchange_async: post receives, pack, post sends, copy the
-/// local runs (first step) while messages are in flight, wait for any receive and unpack it,
-/// wait for the sends. Messages that are one contiguous run go from src / into dst directly.
+/// Per step, and per round of pieces when plan.piece > 0, in the order of COSTA's
+/// exchange_async: post receives, pack, post sends, copy the local runs (once) while messages
+/// are in flight, wait for any receive and unpack it, wait for the sends. Messages whose runs tile
+/// a contiguous range go from src / into dst directly.
 template <class T>
-void execute(const Plan& plan, const boost::mpi::communicator& comm, std::span<const T> src,
-             std::span<T> dst, Scratch& scratch, std::size_t chunk_bytes = max_chunk_bytes) {
+void execute(const Plan& plan, const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
+             Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes) {
   static_assert(std::is_trivially_copyable_v<T>, "redist::runtime::execute requires a trivially copyable T");
-  const std::size_t send_bytes = static_cast<std::size_t>(plan.send_scratch) * sizeof(T);
-  const std::size_t total = send_bytes + static_cast<std::size_t>(plan.recv_scratch) * sizeof(T);
-  std::byte* buffer = scratch.reserve(total);
-  T* send_buf = reinterpret_cast<T*>(buffer);
-  T* recv_buf = reinterpret_cast<T*>(buffer + send_bytes);
-
-  std::vector<boost::mpi::request> requests;
-  std::vector<std::size_t> owner;     // requests[i] belongs to receive owner[i]
-  std::vector<std::size_t> pending;   // chunks still to arrive, per receive
-  std::vector<boost::mpi::request> sends;
-  pending.assign(plan.recvs.size(), 0);
-
-  auto chunked = [&](const Message& m, auto* base, auto&& post) {
-    auto* p = reinterpret_cast<std::conditional_t<std::is_const_v<std::remove_pointer_t<decltype(base)>>,
-                                                  const char*, char*>>(base);
-    std::size_t left = static_cast<std::size_t>(m.size) * sizeof(T);
-    do {
-      const std::size_t n = std::min(left, chunk_bytes);
-      post(p, static_cast<int>(n));
-      p += n;
-      left -= n;
-    } while (left > 0);
-  };
-
+  const MPI_Comm c = static_cast<MPI_Comm>(comm);
+  ws.pending.assign(plan.recvs.size(), 0);
+  ws.recv_at.assign(plan.recvs.size(), 0);
   bool copied_local = false;
   auto copy_local = [&] {
     // Copy: local runs go straight from src to dst, without MPI.
     if (!copied_local) copy(plan.runs_of(plan.local), src.data(), dst.data());
     copied_local = true;
   };
+  auto part = [&](const Message& m, index_t round, index_t& lo, index_t& hi) {
+    lo = plan.piece == 0 ? 0 : round * plan.piece;
+    hi = plan.piece == 0 ? m.size : std::min(m.size, lo + plan.piece);
+    return lo < hi;
+  };
 
   for (const schedule::Step& step : plan.schedule.steps) {
-    // Post receives.
-    requests.clear();
-    owner.clear();
-    for (std::size_t i : step.recvs) {
-      const Message& m = plan.recvs[i];
-      T* target = m.direct ? dst.data() + plan.runs[m.first].dst : recv_buf + m.offset;
-      chunked(m, target, [&](char* p, int n) {
-        requests.push_back(comm.irecv(m.peer, message_tag, p, n));
-        owner.push_back(i);
-        ++pending[i];
-      });
+    index_t rounds = 1;
+    if (plan.piece > 0) {
+      index_t longest = 0;
+      for (std::size_t i : step.sends) longest = std::max(longest, plan.sends[i].size);
+      for (std::size_t i : step.recvs) longest = std::max(longest, plan.recvs[i].size);
+      rounds = std::max<index_t>(1, (longest + plan.piece - 1) / plan.piece);
     }
-    // Pack.
-    for (std::size_t i : step.sends) {
-      const Message& m = plan.sends[i];
-      if (!m.direct) pack(plan.runs_of(m), src.data(), send_buf + m.offset);
+    for (index_t round = 0; round < rounds; ++round) {
+      index_t lo = 0, hi = 0, send_elems = 0, recv_elems = 0;
+      for (std::size_t i : step.sends)
+        if (!plan.sends[i].direct && part(plan.sends[i], round, lo, hi)) send_elems += hi - lo;
+      for (std::size_t i : step.recvs)
+        if (!plan.recvs[i].direct && part(plan.recvs[i], round, lo, hi)) {
+          ws.recv_at[i] = recv_elems;
+          recv_elems += hi - lo;
+        }
+      const std::size_t bytes = static_cast<std::size_t>(send_elems + recv_elems) * sizeof(T);
+      ws.high_water = std::max(ws.high_water, bytes);
+      std::byte* buffer = ws.buffer.reserve(bytes);
+      T* send_buf = reinterpret_cast<T*>(buffer);
+      T* recv_buf = send_buf + send_elems;
+
+      // Post receives.
+      ws.recv_requests.clear();
+      ws.owner.clear();
+      for (std::size_t i : step.recvs) {
+        const Message& m = plan.recvs[i];
+        if (!part(m, round, lo, hi)) continue;
+        T* target = m.direct ? dst.data() + plan.runs[m.first].dst + lo : recv_buf + ws.recv_at[i];
+        detail::post_chunked(reinterpret_cast<std::byte*>(target), static_cast<std::size_t>(hi - lo) * sizeof(T),
+                             chunk_bytes, [&](std::byte* p, int n) {
+                               ws.recv_requests.emplace_back();
+                               detail::check(MPI_Irecv(p, n, MPI_BYTE, m.peer, message_tag, c, &ws.recv_requests.back()),
+                                             "MPI_Irecv");
+                               ws.owner.push_back(i);
+                               ++ws.pending[i];
+                             });
+      }
+      // Pack, and post sends.
+      ws.send_requests.clear();
+      index_t packed = 0;
+      for (std::size_t i : step.sends) {
+        const Message& m = plan.sends[i];
+        if (!part(m, round, lo, hi)) continue;
+        const T* from = src.data() + (m.direct ? plan.runs[m.first].src + lo : 0);
+        if (!m.direct) {
+          T* out = send_buf + packed;
+          if (plan.piece == 0) pack(plan.runs_of(m), src.data(), out);
+          else pack_range(plan.runs_of(m), src.data(), out, lo, hi);
+          from = out;
+          packed += hi - lo;
+        }
+        detail::post_chunked(reinterpret_cast<std::byte*>(const_cast<T*>(from)),
+                             static_cast<std::size_t>(hi - lo) * sizeof(T), chunk_bytes, [&](std::byte* p, int n) {
+                               ws.send_requests.emplace_back();
+                               detail::check(MPI_Isend(p, n, MPI_BYTE, m.peer, message_tag, c, &ws.send_requests.back()),
+                                             "MPI_Isend");
+                             });
+      }
+      copy_local();
+      // Unpack: as each receive completes.
+      for (std::size_t left = ws.recv_requests.size(); left > 0; --left) {
+        int k = MPI_UNDEFINED;
+        detail::check(MPI_Waitany(static_cast<int>(ws.recv_requests.size()), ws.recv_requests.data(), &k,
+                                  MPI_STATUS_IGNORE),
+                      "MPI_Waitany");
+        const std::size_t i = ws.owner[static_cast<std::size_t>(k)];
+        const Message& m = plan.recvs[i];
+        if (--ws.pending[i] > 0 || m.direct) continue;
+        part(m, round, lo, hi);
+        const T* in = recv_buf + ws.recv_at[i];
+        if (plan.piece == 0) unpack(plan.runs_of(m), in, dst.data());
+        else unpack_range(plan.runs_of(m), in, dst.data(), lo, hi);
+      }
+      detail::check(MPI_Waitall(static_cast<int>(ws.send_requests.size()), ws.send_requests.data(),
+                                MPI_STATUSES_IGNORE),
+                    "MPI_Waitall");
     }
-    // Post sends.
-    sends.clear();
-    for (std::size_t i : step.sends) {
-      const Message& m = plan.sends[i];
-      const T* from = m.direct ? src.data() + plan.runs[m.first].src : send_buf + m.offset;
-      chunked(m, from, [&](const char* p, int n) { sends.push_back(comm.isend(m.peer, message_tag, p, n)); });
-    }
-    copy_local();
-    // Unpack: as each receive completes.
-    while (!requests.empty()) {
-      auto done = boost::mpi::wait_any(requests.begin(), requests.end()).second;
-      const std::size_t k = static_cast<std::size_t>(done - requests.begin());
-      const std::size_t i = owner[k];
-      std::swap(requests[k], requests.back());
-      std::swap(owner[k], owner.back());
-      requests.pop_back();
-      owner.pop_back();
-      const Message& m = plan.recvs[i];
-      if (--pending[i] == 0 && !m.direct) unpack(plan.runs_of(m), recv_buf + m.offset, dst.data());
-    }
-    boost::mpi::wait_all(sends.begin(), sends.end());
   }
   copy_local();
 }
