@@ -11,13 +11,17 @@
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/gen_block.hpp>
 #include <redist/dist/ldd.hpp>
+#include <redist/index/gen_block.hpp>
 #include <redist/index/intersect.hpp>
 #include <redist/index/run.hpp>
 #include <redist/schedule/schedule.hpp>
+#include <redist/schedule/gen_block.hpp>
 #include <redist/plan/plan.hpp>
+#include <redist/plan/gen_block.hpp>
 #include <redist/runtime/pack.hpp>
 #include <redist/runtime/scratch.hpp>
 #include <redist/runtime/exchange.hpp>
+#include <redist/runtime/calibrate.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>

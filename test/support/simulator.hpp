@@ -21,13 +21,69 @@ struct SimResult {
   std::size_t max_steps = 0;
 };
 
-/// Builds the plans of all ranks for from -> to, fills every source element with its global
-/// index (from the oracle of the source), delivers every message in memory, and checks against
-/// the oracle of the target that every destination element holds its own global index and was
-/// written exactly once, that every message is received by the peer it was sent to with the same
-/// size, and that nobody sends to itself.
-template <class From, class To>
-SimResult simulate(const From& from, const To& to, const Layout& src, const Layout& dst) {
+/// What simulate checks of the plans' schedules, besides the data.
+struct SimChecks {
+  /// Every message is in exactly one step of its rank's schedule, and rank r's step-k send to q
+  /// is q's step-k receive from r (and the other way round).
+  bool steps_pair = false;
+  /// At most one send and one receive per rank per step.
+  bool contention_free = false;
+};
+
+/// The plan maker simulate uses by default: the general plan.
+struct BuildPlan {
+  template <class From, class To>
+  Plan operator()(const From& from, const To& to, int rank) const {
+    return build_plan(from, to, rank);
+  }
+};
+
+/// Checks the schedules of all ranks' plans as SimChecks asks; calls fail with the first problem.
+template <class Fail>
+void check_steps(const std::vector<Plan>& plans, SimChecks checks, Fail&& fail) {
+  const int nprocs = static_cast<int>(plans.size());
+  auto has = [&](int q, std::size_t k, int peer, bool send) {
+    if (k >= plans[q].schedule.size()) return false;
+    const schedule::Step& st = plans[q].schedule.steps[k];
+    for (std::size_t i : send ? st.sends : st.recvs)
+      if ((send ? plans[q].sends[i].peer : plans[q].recvs[i].peer) == peer) return true;
+    return false;
+  };
+  for (int r = 0; r < nprocs; ++r) {
+    const Plan& pl = plans[r];
+    std::vector<int> sent(pl.sends.size(), 0), received(pl.recvs.size(), 0);
+    for (std::size_t k = 0; k < pl.schedule.size(); ++k) {
+      const schedule::Step& st = pl.schedule.steps[k];
+      const std::string where = "rank " + std::to_string(r) + " step " + std::to_string(k);
+      if (checks.contention_free && (st.sends.size() > 1 || st.recvs.size() > 1))
+        fail(where + " sends " + std::to_string(st.sends.size()) + " and receives " + std::to_string(st.recvs.size()));
+      if (!checks.steps_pair) continue;
+      for (std::size_t i : st.sends) {
+        if (i >= pl.sends.size()) { fail(where + " sends a message it does not have"); continue; }
+        ++sent[i];
+        if (!has(pl.sends[i].peer, k, r, false)) fail(where + " sends to " + std::to_string(pl.sends[i].peer) + ", who does not receive then");
+      }
+      for (std::size_t i : st.recvs) {
+        if (i >= pl.recvs.size()) { fail(where + " receives a message it does not have"); continue; }
+        ++received[i];
+        if (!has(pl.recvs[i].peer, k, r, true)) fail(where + " receives from " + std::to_string(pl.recvs[i].peer) + ", who does not send then");
+      }
+    }
+    if (!checks.steps_pair) continue;
+    for (int n : sent) if (n != 1) fail("rank " + std::to_string(r) + " schedules a send " + std::to_string(n) + " times");
+    for (int n : received) if (n != 1) fail("rank " + std::to_string(r) + " schedules a receive " + std::to_string(n) + " times");
+  }
+}
+
+/// Builds the plans of all ranks for from -> to (with make_plan(from, to, rank)), fills every
+/// source element with its global index (from the oracle of the source), delivers every message
+/// in memory, and checks against the oracle of the target that every destination element holds
+/// its own global index and was written exactly once, that every message is received by the
+/// peer it was sent to with the same size, and that nobody sends to itself; and the schedules,
+/// as `checks` asks.
+template <class From, class To, class MakePlan = BuildPlan>
+SimResult simulate(const From& from, const To& to, const Layout& src, const Layout& dst, SimChecks checks = {},
+                   MakePlan make_plan = {}) {
   SimResult res;
   auto fail = [&](std::string why) {
     if (res.ok) res.failure = std::move(why);
@@ -35,7 +91,8 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
   };
   const int nprocs = from.nprocs();
   std::vector<Plan> plans;
-  for (int r = 0; r < nprocs; ++r) plans.push_back(build_plan(from, to, r));
+  for (int r = 0; r < nprocs; ++r) plans.push_back(make_plan(from, to, r));
+  check_steps(plans, checks, fail);
 
   std::vector<std::vector<index_t>> in(nprocs), out(nprocs);
   std::vector<index_t> writes(nprocs, 0);
