@@ -1,4 +1,4 @@
-/// @file Defines the baselines redist is measured against: naive element-by-element exchange, and (issue 7) more.
+/// @file Defines the naive element-by-element baseline; the MPI_Alltoallv/w baselines are in alltoall.hpp, ScaLAPACK's pdgemr2d in gemr2d.hpp.
 #pragma once
 
 #include <mpi.h>

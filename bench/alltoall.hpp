@@ -1,0 +1,154 @@
+/// @file Defines the MPI_Alltoallv and MPI_Alltoallw baselines: one collective call per redistribution, driven by a redist plan's runs.
+#pragma once
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/mpi/datatype.hpp>
+
+#include <redist/plan/plan.hpp>
+#include <redist/runtime/pack.hpp>
+
+namespace redist::bench {
+
+namespace detail {
+/// v as an int, or std::length_error naming what when it does not fit (MPI counts are int).
+inline int checked_int(index_t v, const char* what) {
+  if (v < 0 || v > INT_MAX)
+    throw std::length_error(std::string("redist::bench: ") + what + " (" + std::to_string(v) +
+                            ") does not fit an MPI int count");
+  return static_cast<int>(v);
+}
+}  // namespace detail
+
+/// The one-collective reference (issue 7's lower bound). The plan's runs per peer are computed once; a
+/// call is one pass of packing into one buffer, one MPI_Alltoallv of bytes, one pass of
+/// unpacking, and the local runs copied straight from src to dst.
+template <class T>
+class AlltoallvExchange {
+ public:
+  explicit AlltoallvExchange(Plan plan) : plan_{std::move(plan)} {
+    const auto nprocs = static_cast<std::size_t>(plan_.nprocs);
+    scount_.assign(nprocs, 0);
+    rcount_.assign(nprocs, 0);
+    sdispl_.assign(nprocs, 0);
+    rdispl_.assign(nprocs, 0);
+    for (const Message& m : plan_.sends) scount_[m.peer] = detail::checked_int(m.size * index_t{sizeof(T)}, "bytes to one peer");
+    for (const Message& m : plan_.recvs) rcount_[m.peer] = detail::checked_int(m.size * index_t{sizeof(T)}, "bytes from one peer");
+    index_t sbytes = 0, rbytes = 0;
+    for (std::size_t p = 0; p < nprocs; ++p) {
+      sdispl_[p] = detail::checked_int(sbytes, "send displacement");
+      rdispl_[p] = detail::checked_int(rbytes, "receive displacement");
+      sbytes += scount_[p];
+      rbytes += rcount_[p];
+    }
+    // Left uninitialized, as redist's scratch: the first call touches the pages, not setup.
+    ssize_ = static_cast<std::size_t>(sbytes) / sizeof(T);
+    rsize_ = static_cast<std::size_t>(rbytes) / sizeof(T);
+    sbuf_.reset(new T[ssize_]);
+    rbuf_.reset(new T[rsize_]);
+  }
+
+  const Plan& plan() const noexcept { return plan_; }
+  /// The send and receive buffers, in bytes.
+  std::size_t scratch_bytes() const noexcept { return (ssize_ + rsize_) * sizeof(T); }
+
+  /// src -> dst (collective over comm).
+  void run(MPI_Comm comm, std::span<const T> src, std::span<T> dst) {
+    // Pack
+    for (const Message& m : plan_.sends)
+      runtime::pack(plan_.runs_of(m), src.data(), sbuf_.get() + sdispl_[m.peer] / index_t{sizeof(T)});
+    // Copy: the local runs, src -> dst.
+    runtime::copy(plan_.runs_of(plan_.local), src.data(), dst.data());
+    // Exchange
+    MPI_Alltoallv(sbuf_.get(), scount_.data(), sdispl_.data(), MPI_BYTE, rbuf_.get(), rcount_.data(),
+                  rdispl_.data(), MPI_BYTE, comm);
+    // Unpack
+    for (const Message& m : plan_.recvs)
+      runtime::unpack(plan_.runs_of(m), rbuf_.get() + rdispl_[m.peer] / index_t{sizeof(T)}, dst.data());
+  }
+
+ private:
+  Plan plan_;
+  std::vector<int> scount_, sdispl_, rcount_, rdispl_;
+  std::size_t ssize_ = 0, rsize_ = 0;
+  std::unique_ptr<T[]> sbuf_, rbuf_;
+};
+
+/// MPI derived datatypes in place of packing: per peer, one struct of hvectors (one hvector per
+/// run: count pieces of len elements, stride apart) on each side, built once; a call is one
+/// MPI_Alltoallw straight from the source array into the destination array, the local runs
+/// included (MPI copies them).
+template <class T>
+class AlltoallwExchange {
+ public:
+  explicit AlltoallwExchange(const Plan& plan) {
+    const auto nprocs = static_cast<std::size_t>(plan.nprocs);
+    count_.assign(nprocs, 0);
+    displ_.assign(nprocs, 0);
+    stype_.assign(nprocs, MPI_BYTE);
+    rcount_.assign(nprocs, 0);
+    rtype_.assign(nprocs, MPI_BYTE);
+    for (const Message& m : plan.sends) set(count_, stype_, m.peer, plan.runs_of(m), side::src);
+    for (const Message& m : plan.recvs) set(rcount_, rtype_, m.peer, plan.runs_of(m), side::dst);
+    if (plan.local.size > 0) {
+      set(count_, stype_, plan.rank, plan.runs_of(plan.local), side::src);
+      set(rcount_, rtype_, plan.rank, plan.runs_of(plan.local), side::dst);
+    }
+  }
+  AlltoallwExchange(const AlltoallwExchange&) = delete;
+  AlltoallwExchange& operator=(const AlltoallwExchange&) = delete;
+  ~AlltoallwExchange() {
+    for (auto* types : {&stype_, &rtype_})
+      for (MPI_Datatype& t : *types)
+        if (t != MPI_BYTE) MPI_Type_free(&t);
+  }
+
+  /// src -> dst (collective over comm).
+  void run(MPI_Comm comm, std::span<const T> src, std::span<T> dst) {
+    // Exchange: MPI packs and unpacks through the datatypes.
+    MPI_Alltoallw(src.data(), count_.data(), displ_.data(), stype_.data(), dst.data(), rcount_.data(),
+                  displ_.data(), rtype_.data(), comm);
+  }
+
+ private:
+  enum class side { src, dst };
+
+  /// counts[peer] = 1 and types[peer] = the runs' pieces on one side, as one committed datatype.
+  static void set(std::vector<int>& counts, std::vector<MPI_Datatype>& types, int peer, std::span<const Run> runs,
+                  side where) {
+    const MPI_Datatype element = boost::mpi::get_mpi_datatype<T>(T{});
+    std::vector<MPI_Datatype> pieces;
+    std::vector<MPI_Aint> offsets;
+    for (const Run& r : runs) {
+      const index_t start = where == side::src ? r.src : r.dst;
+      const index_t stride = where == side::src ? r.src_stride : r.dst_stride;
+      MPI_Datatype v = MPI_DATATYPE_NULL;
+      MPI_Type_create_hvector(detail::checked_int(r.count, "pieces of one run"), detail::checked_int(r.len, "run length"),
+                              static_cast<MPI_Aint>(stride * index_t{sizeof(T)}), element, &v);
+      pieces.push_back(v);
+      offsets.push_back(static_cast<MPI_Aint>(start * index_t{sizeof(T)}));
+    }
+    const std::vector<int> ones(pieces.size(), 1);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    MPI_Type_create_struct(detail::checked_int(static_cast<index_t>(pieces.size()), "runs of one message"),
+                           ones.data(), offsets.data(), pieces.data(), &t);
+    MPI_Type_commit(&t);
+    for (MPI_Datatype& v : pieces) MPI_Type_free(&v);
+    counts[peer] = 1;
+    types[peer] = t;
+  }
+
+  std::vector<int> count_, displ_, rcount_;
+  std::vector<MPI_Datatype> stype_, rtype_;
+};
+
+}  // namespace redist::bench

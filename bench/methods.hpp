@@ -1,0 +1,261 @@
+/// @file Defines the methods redist-bench measures on 1-D arrays (redist and its schedules, pdgemr2d, alltoallv, alltoallw, memcpy, naive) and methods_1d, their table for one pair of layouts.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <redist/redist.hpp>
+
+#include "alltoall.hpp"
+#include "baselines.hpp"
+#include "gemr2d.hpp"
+#include "harness.hpp"
+#include "schedules.hpp"
+
+namespace redist::bench {
+
+/// What the methods of a 1-D case share: the source array (filled with f), the destination
+/// layout, and the BLACS grids for pdgemr2d. Each method makes its own destination array.
+template <class T, class DS, class DD>
+struct Layouts1d {
+  const DistArray<T, DS>* src;
+  DD dst;
+  const BlacsGrids* grids;
+  DistArray<T, DD> make_dst() const { return DistArray<T, DD>(src->comm(), src->size(), dst); }
+};
+
+/// The traffic of a plan: what its rank sends to other ranks, elements of `bytes_per_element`.
+inline Cost traffic(const Plan& plan, std::int64_t bytes_per_element) {
+  Cost c;
+  c.bytes_sent = plan.elements_sent() * bytes_per_element;
+  c.messages = static_cast<std::int64_t>(plan.sends.size());
+  return c;
+}
+
+/// The cost of a Redistribution that has run: its plan's traffic and steps (summed over its
+/// phases when it has several, as schedule::multiphase), its scratch capacity, or the largest
+/// scratch a round needed when it exposes only that, plus any intermediate array it keeps.
+template <class R>
+Cost redistribution_cost(const R& r, std::int64_t bytes_per_element) {
+  Cost c;
+  auto add = [&](const Plan& plan) {
+    const Cost t = traffic(plan, bytes_per_element);
+    c.bytes_sent += t.bytes_sent;
+    c.messages += t.messages;
+    c.steps += static_cast<std::int64_t>(plan.schedule.size());
+  };
+  if constexpr (requires { r.phases(); })
+    for (int phase = 0; phase < r.phases(); ++phase) add(r.plan(phase));
+  else
+    add(r.plan());
+  if constexpr (requires { r.scratch().capacity(); })
+    c.scratch_bytes += static_cast<std::int64_t>(r.scratch().capacity());
+  else if constexpr (requires { r.scratch_high_water(); })
+    c.scratch_bytes += static_cast<std::int64_t>(r.scratch_high_water());
+  if constexpr (requires { r.intermediate().capacity(); })
+    c.scratch_bytes += static_cast<std::int64_t>(r.intermediate().capacity());
+  return c;
+}
+
+/// The general plan of a -> b (LDD intersection, all messages in one step): the run lists the
+/// baselines move and count, whatever plan schedule::automatic would choose.
+template <class A, class B>
+Plan general_plan(const A& a, const B& b) {
+  return redist::make_plan(a, b, schedule::all_at_once).plan();
+}
+
+/// A method that writes a destination array b of its own from the shared source a.
+template <class A, class B>
+class IntoArray : public Method {
+ public:
+  void clear() override { std::ranges::fill(b_.local(), cleared_value); }
+  bool verify() const override { return holds_values(b_); }
+
+ protected:
+  IntoArray(const A& a, B b) : a_{a}, b_{std::move(b)} {}
+  const A& a_;
+  B b_;
+};
+
+/// How the redist methods call the library.
+enum class Call {
+  assign,        ///< b = a (schedule::automatic, plan cached in b)
+  redistribute,  ///< redist::redistribute(a, b, policy) (plan cached in b)
+};
+
+/// redist: b = a, or redistribute(a, b, policy). Setup is make_plan(a, b, policy); the timed
+/// calls use the plan the first call cached in b.
+template <class A, class B, class Policy>
+class RedistMethod final : public IntoArray<A, B> {
+ public:
+  RedistMethod(const A& a, B b, Policy policy, Call call) : IntoArray<A, B>{a, std::move(b)}, policy_{policy}, call_{call} {}
+  bool has_setup() const override { return true; }
+  void setup() override { plan_.emplace(redist::make_plan(this->a_, this->b_, policy_)); }
+  void run() override {
+    if (call_ == Call::assign)
+      this->b_ = this->a_;
+    else
+      redist::redistribute(this->a_, this->b_, policy_);
+  }
+  Cost cost() override {
+    // The buffers of the same plan as the one cached in b, once it has run.
+    plan_->execute(this->a_, this->b_);
+    return redistribution_cost(*plan_, sizeof(typename A::value_type));
+  }
+
+ private:
+  Policy policy_;
+  Call call_;
+  std::optional<decltype(redist::make_plan(std::declval<const A&>(), std::declval<const B&>(), std::declval<Policy>()))> plan_;
+};
+
+/// MPI_Alltoallv on the general plan's runs, packed and unpacked once per call (see AlltoallvExchange).
+template <class A, class B>
+class AlltoallvMethod final : public IntoArray<A, B> {
+ public:
+  AlltoallvMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
+  bool has_setup() const override { return true; }
+  void setup() override { exchange_.emplace(general_plan(this->a_, this->b_)); }
+  void run() override { exchange_->run(static_cast<MPI_Comm>(this->a_.comm()), this->a_.local(), this->b_.local()); }
+  Cost cost() override {
+    Cost c = traffic(exchange_->plan(), sizeof(typename A::value_type));
+    c.steps = 1;
+    c.scratch_bytes = static_cast<std::int64_t>(exchange_->scratch_bytes());
+    return c;
+  }
+
+ private:
+  std::optional<AlltoallvExchange<typename A::value_type>> exchange_;
+};
+
+/// MPI_Alltoallw with derived datatypes, no packing by us (see AlltoallwExchange).
+template <class A, class B>
+class AlltoallwMethod final : public IntoArray<A, B> {
+ public:
+  AlltoallwMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
+  bool has_setup() const override { return true; }
+  void setup() override {
+    plan_ = general_plan(this->a_, this->b_);
+    exchange_.emplace(plan_);
+  }
+  void run() override { exchange_->run(static_cast<MPI_Comm>(this->a_.comm()), this->a_.local(), this->b_.local()); }
+  Cost cost() override {
+    Cost c = traffic(plan_, sizeof(typename A::value_type));
+    c.steps = 1;
+    return c;
+  }
+
+ private:
+  Plan plan_;
+  std::optional<AlltoallwExchange<typename A::value_type>> exchange_;
+};
+
+/// ScaLAPACK's pdgemr2d on the arrays' own local storage (see Gemr2d). It packs every message,
+/// the local part included, into a send buffer the size of the source's local part and receives
+/// into one the size of the destination's; its caterpillar schedule has P steps.
+template <class A, class B>
+class Gemr2dMethod final : public IntoArray<A, B> {
+ public:
+  Gemr2dMethod(const A& a, B b, const BlacsGrids& grids) : IntoArray<A, B>{a, std::move(b)}, grids_{&grids} {}
+  void setup() override { gemr2d_.emplace(*grids_, this->a_.mapping(), this->b_.mapping()); }
+  void run() override { gemr2d_->run(this->a_.local().data(), this->b_.local().data()); }
+  Cost cost() override {
+    Cost c = traffic(general_plan(this->a_, this->b_), sizeof(double));
+    c.steps = this->a_.comm().size();
+    c.scratch_bytes = (this->a_.local_size() + this->b_.local_size()) * static_cast<std::int64_t>(sizeof(double));
+    return c;
+  }
+
+ private:
+  const BlacsGrids* grids_;
+  std::optional<Gemr2d> gemr2d_;
+};
+
+/// The floor: memcpy of the local source to a buffer of the same size. No communication.
+template <class A>
+class MemcpyMethod final : public Method {
+ public:
+  explicit MemcpyMethod(const A& a) : a_{a}, copy_(static_cast<std::size_t>(a.local_size())) {}
+  void run() override {
+    if (!copy_.empty()) std::memcpy(copy_.data(), a_.local().data(), copy_.size() * sizeof(value_type));
+  }
+  void clear() override { std::ranges::fill(copy_, cleared_value); }
+  bool verify() const override {
+    for (index_t l = 0; l < a_.local_size(); ++l)
+      if (copy_[static_cast<std::size_t>(l)] != value_of(a_.global_index(l))) return false;
+    return true;
+  }
+  Cost cost() override { return {}; }
+
+ private:
+  using value_type = typename A::value_type;
+  const A& a_;
+  std::vector<value_type> copy_;
+};
+
+/// The naive element-by-element method of baselines.hpp: (local index, value) pairs, one
+/// MPI_Alltoallv; its buffers hold a pair for every local element on both sides.
+template <class A, class B>
+class NaiveMethod final : public IntoArray<A, B> {
+ public:
+  NaiveMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
+  void run() override { naive_redistribute(this->a_, this->b_); }
+  Cost cost() override {
+    struct Item {
+      index_t local;
+      typename A::value_type value;
+    };
+    Cost c = traffic(general_plan(this->a_, this->b_), sizeof(Item));
+    c.steps = 1;
+    c.scratch_bytes = (this->a_.local_size() + this->b_.local_size()) * static_cast<std::int64_t>(sizeof(Item));
+    return c;
+  }
+};
+
+/// True when redist has a plan for the layouts From -> To under Policy (plan_with is found by
+/// argument-dependent lookup, as in Redistribution).
+template <class From, class To, class Policy>
+concept plannable = requires(const From& from, const To& to, Policy policy) { plan_with(from, to, 0, policy); };
+
+/// Every method that applies to the pair of layouts of L, in the order of the CSV:
+/// redist, redist:SCHEDULE (schedules.hpp: the policies that serve DS -> DD), pdgemr2d (when ScaLAPACK can express both layouts),
+/// alltoallv, alltoallw, memcpy, naive. Entries make their method from *L when called; listing
+/// names only, L may be null.
+template <class T, class DS, class DD>
+std::vector<MethodEntry> methods_1d(const Layouts1d<T, DS, DD>* L) {
+  using A = DistArray<T, DS>;
+  using B = DistArray<T, DD>;
+  std::vector<MethodEntry> e;
+  e.push_back({"redist", [L] {
+                 return std::make_unique<RedistMethod<A, B, schedule::automatic_t>>(*L->src, L->make_dst(),
+                                                                                    schedule::automatic, Call::assign);
+               }});
+  auto add_schedule = [&](const auto& s) {
+    using Policy = std::remove_cvref_t<decltype(s.policy)>;
+    using Serves = typename std::remove_cvref_t<decltype(s)>::layouts;
+    if constexpr (Serves::template serves<DS, DD> &&
+                  plannable<typename A::mapping_type, typename B::mapping_type, Policy>) {
+      const Policy policy = s.policy;
+      e.push_back({std::string("redist:") + s.name, [L, policy] {
+                     return std::make_unique<RedistMethod<A, B, Policy>>(*L->src, L->make_dst(), policy, Call::redistribute);
+                   }});
+    }
+  };
+  std::apply([&](const auto&... s) { (add_schedule(s), ...); }, schedules);
+  if constexpr (std::is_same_v<T, double> && scalapack_expressible<DS> && scalapack_expressible<DD>)
+    e.push_back({"pdgemr2d", [L] { return std::make_unique<Gemr2dMethod<A, B>>(*L->src, L->make_dst(), *L->grids); }});
+  e.push_back({"alltoallv", [L] { return std::make_unique<AlltoallvMethod<A, B>>(*L->src, L->make_dst()); }});
+  e.push_back({"alltoallw", [L] { return std::make_unique<AlltoallwMethod<A, B>>(*L->src, L->make_dst()); }});
+  e.push_back({"memcpy", [L] { return std::make_unique<MemcpyMethod<A>>(*L->src); }});
+  e.push_back({"naive", [L] { return std::make_unique<NaiveMethod<A, B>>(*L->src, L->make_dst()); }});
+  return e;
+}
+
+}  // namespace redist::bench
