@@ -14,6 +14,7 @@
 #include <redist/array/options.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/runtime/exchange.hpp>
+#include <redist/runtime/exchange_cycles.hpp>
 
 namespace redist {
 
@@ -27,7 +28,11 @@ class Redistribution {
       : from_{std::move(from)}, to_{std::move(to)}, policy_{policy}, options_{opts} {
     plan_ = plan_with(from_, to_, rank, policy_);
   }
-  const Plan& plan() const noexcept { return plan_; }
+  /// What plan_with returns for these layouts and policy: Plan, or a type derived from it that
+  /// carries more (CyclePlan); runtime::execute and piece_limit are overloaded on it.
+  using plan_type = decltype(plan_with(std::declval<const From&>(), std::declval<const To&>(), 0,
+                                       std::declval<const Policy&>()));
+  const plan_type& plan() const noexcept { return plan_; }
   const From& from() const noexcept { return from_; }
   const To& to() const noexcept { return to_; }
   /// The scratch buffer (its capacity() and allocations()) and the bookkeeping the plan reuses.
@@ -96,7 +101,7 @@ class Redistribution {
   Policy policy_;
   options options_;
   bool checked_ = false;
-  Plan plan_;
+  plan_type plan_;
   runtime::Workspace workspace_;
 };
 
@@ -141,3 +146,6 @@ class PlanCache {
 }  // namespace detail
 
 }  // namespace redist
+
+// Redistribution for schedule::multiphase (two plans through an intermediate array).
+#include <redist/array/multiphase.hpp>

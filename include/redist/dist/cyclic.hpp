@@ -43,6 +43,9 @@ class Cyclic {
   /// (p*k, k, s, full blocks) and, when n is ragged, one shorter tail block.
   class mapping {
    public:
+    /// The distribution this maps (so that code can recognize a CYCLIC mapping and its static X).
+    using distribution_type = Cyclic;
+
     constexpr mapping(const Cyclic& d, index_t n, int nprocs)
         : n_{n}, p_{nprocs}, k_{d.block_size()} {
       REDIST_EXPECTS(n >= 0, "redist::Cyclic::mapping(n, P) requires n to be >= 0");
