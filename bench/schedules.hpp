@@ -7,8 +7,12 @@
 
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/gen_block.hpp>
+#include <redist/array/multiphase.hpp>
+#include <redist/plan/basic_cycle.hpp>
 #include <redist/plan/gen_block.hpp>
+#include <redist/schedule/basic_cycle.hpp>
 #include <redist/schedule/gen_block.hpp>
+#include <redist/schedule/multiphase.hpp>
 #include <redist/schedule/schedule.hpp>
 
 namespace redist::bench {
@@ -47,6 +51,9 @@ struct NamedSchedule {
 /// plan_with for the pair or make_plan throws redist::error.
 inline const auto schedules = std::tuple{
     NamedSchedule<schedule::all_at_once_t>{"all_at_once", schedule::all_at_once},
+    NamedSchedule<schedule::bcc_t, CyclicToCyclic>{"bcc", schedule::bcc},
+    NamedSchedule<schedule::bcc_contention_free_t, CyclicToCyclic>{"bcc_contention_free", schedule::bcc_contention_free},
+    NamedSchedule<schedule::multiphase_t, CyclicToCyclic>{"multiphase", schedule::multiphase},
     NamedSchedule<schedule::tpdr_t, GenBlockToGenBlock>{"tpdr", schedule::tpdr},
     NamedSchedule<schedule::etpdr_t, GenBlockToGenBlock>{"etpdr", schedule::etpdr},
     NamedSchedule<schedule::list_t, GenBlockToGenBlock>{"list", schedule::list},
