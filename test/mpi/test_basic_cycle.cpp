@@ -11,6 +11,7 @@
 
 #include <redist/redist.hpp>
 
+#include "../support/array_values.hpp"
 #include "../support/mpi_check.hpp"
 
 using namespace redist;
@@ -22,7 +23,7 @@ double value_of(index_t g) { return 0.25 + 2.0 * static_cast<double>(g); }
 
 template <class A>
 void fill(A& a) {
-  for (index_t l = 0; l < a.local_size(); ++l) a.local()[l] = value_of(a.global_index(l));
+  redist::test::fill(a, value_of);
 }
 template <class A>
 void clear(A& a) {
@@ -30,9 +31,7 @@ void clear(A& a) {
 }
 template <class A>
 bool holds(const A& a) {
-  for (index_t l = 0; l < a.local_size(); ++l)
-    if (a.local()[l] != value_of(a.global_index(l))) return false;
-  return true;
+  return redist::test::holds(a, value_of);
 }
 
 /// a -> b under every policy that applies, each checked on every rank.

@@ -5,6 +5,7 @@
 
 #include <redist/redist.hpp>
 
+#include "../support/array_values.hpp"
 #include "../support/mpi_check.hpp"
 
 using namespace redist;
@@ -12,15 +13,14 @@ namespace mpi = boost::mpi;
 using redist::test::all_ok;
 
 namespace {
+/// The global index itself, as the array's element type.
 template <class A>
 void fill_index(A& a) {
-  for (index_t l = 0; l < a.local_size(); ++l) a.local()[l] = static_cast<typename A::value_type>(a.global_index(l));
+  redist::test::fill(a, [](index_t g) { return static_cast<typename A::value_type>(g); });
 }
 template <class A>
 bool holds_index(const A& a) {
-  for (index_t l = 0; l < a.local_size(); ++l)
-    if (a.local()[l] != static_cast<typename A::value_type>(a.global_index(l))) return false;
-  return true;
+  return redist::test::holds(a, [](index_t g) { return static_cast<typename A::value_type>(g); });
 }
 }  // namespace
 

@@ -11,29 +11,18 @@
 
 #include <redist/redist.hpp>
 
+#include "../support/array_values.hpp"
 #include "../support/mpi_check.hpp"
 #include "../support/random_dists.hpp"
 
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
+using redist::test::fill;
+using redist::test::holds;
 
 namespace {
 double value_of(index_t g) { return 0.25 + 7.0 * static_cast<double>(g); }
-
-template <class D>
-void fill(DistArray<double, D>& a, auto&& f) {
-  auto loc = a.local();
-  for (index_t l = 0; l < a.local_size(); ++l) loc[l] = f(a.global_index(l));
-}
-
-template <class D>
-bool holds(const DistArray<double, D>& a, auto&& f) {
-  auto loc = a.local();
-  for (index_t l = 0; l < a.local_size(); ++l)
-    if (!(loc[l] == f(a.global_index(l)))) return false;
-  return true;
-}
 
 /// Sizes summing to n with some empty parts (at least one when P > 1), the same on every rank.
 std::vector<index_t> parts_with_empty(index_t n, int nprocs, std::mt19937_64& rng) {

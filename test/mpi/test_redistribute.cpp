@@ -9,6 +9,7 @@
 
 #include <redist/redist.hpp>
 
+#include "../support/array_values.hpp"
 #include "../support/mpi_check.hpp"
 #include "../support/random_dists.hpp"
 
@@ -16,6 +17,8 @@ using namespace redist;
 namespace mpi = boost::mpi;
 namespace mp11 = boost::mp11;
 using redist::test::all_ok;
+using redist::test::fill;
+using redist::test::holds;
 
 using Dists1D = mp11::mp_list<Block, Cyclic<1>, Cyclic<3>, Cyclic<dynamic>, GenBlock>;
 using Pairs1D = mp11::mp_product<mp11::mp_list, Dists1D, Dists1D>;
@@ -23,19 +26,6 @@ using Pairs1D = mp11::mp_product<mp11::mp_list, Dists1D, Dists1D>;
 namespace {
 double value_of(index_t g) { return 0.5 + 3.0 * static_cast<double>(g); }
 
-template <class T, class D>
-void fill(DistArray<T, D>& a, auto&& f) {
-  auto loc = a.local();
-  for (index_t l = 0; l < a.local_size(); ++l) loc[l] = f(a.global_index(l));
-}
-
-template <class T, class D>
-bool holds(const DistArray<T, D>& a, auto&& f) {
-  auto loc = a.local();
-  for (index_t l = 0; l < a.local_size(); ++l)
-    if (!(loc[l] == f(a.global_index(l)))) return false;
-  return true;
-}
 }  // namespace
 
 TEMPLATE_LIST_TEST_CASE("b = a is exact for every 1-D pair", "[mpi][1d]", Pairs1D) {
