@@ -11,6 +11,18 @@
 namespace redist::runtime {
 
 namespace detail {
+/// len elements from `from` to `to`; short sections (the common case of small block sizes) by
+/// a plain loop, which beats a memcpy call there.
+template <class T>
+inline void copy_section(T* to, const T* from, index_t len) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  if (static_cast<std::size_t>(len) * sizeof(T) <= 64) {
+    for (index_t i = 0; i < len; ++i) to[i] = from[i];
+  } else {
+    std::memcpy(to, from, static_cast<std::size_t>(len) * sizeof(T));
+  }
+}
+
 /// Copies count pieces of len elements from `from` (stride fs) to `to` (stride ts).
 /// Contiguous families are one memcpy; pieces of one element are a plain strided loop.
 template <class T>
@@ -21,8 +33,7 @@ inline void copy_pieces(const T* from, index_t fs, T* to, index_t ts, index_t le
   } else if (len == 1) {
     for (index_t j = 0; j < count; ++j) to[j * ts] = from[j * fs];
   } else {
-    for (index_t j = 0; j < count; ++j)
-      std::memcpy(to + j * ts, from + j * fs, static_cast<std::size_t>(len) * sizeof(T));
+    for (index_t j = 0; j < count; ++j) copy_section(to + j * ts, from + j * fs, len);
   }
 }
 }  // namespace detail

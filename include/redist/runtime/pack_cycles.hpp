@@ -7,22 +7,9 @@
 #include <type_traits>
 
 #include <redist/plan/basic_cycle.hpp>
+#include <redist/runtime/pack.hpp>
 
 namespace redist::runtime {
-
-namespace detail {
-/// len elements from `from` to `to`; short sections (the common case of small block sizes) by
-/// a plain loop, which beats a memcpy call there.
-template <class T>
-inline void copy_section(T* to, const T* from, index_t len) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  if (static_cast<std::size_t>(len) * sizeof(T) <= 64) {
-    for (index_t i = 0; i < len; ++i) to[i] = from[i];
-  } else {
-    std::memcpy(to, from, static_cast<std::size_t>(len) * sizeof(T));
-  }
-}
-}  // namespace detail
 
 /// Pack: the basic cycles [first, last) of src, in one pass over them (seed 000, lines 12-18, by
 /// sections instead of meta-elements): each section of `pattern` (a send pattern) is appended to
