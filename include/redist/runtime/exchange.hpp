@@ -34,6 +34,8 @@ struct Workspace {
   std::vector<std::size_t> owner;     ///< recv_requests[k] belongs to receive owner[k]
   std::vector<std::size_t> pending;   ///< per receive: chunks still to arrive this round
   std::vector<index_t> recv_at;       ///< per receive: its offset in the round's receive scratch
+  std::vector<index_t> send_at;       ///< per send: its offset in the round's send scratch
+  std::vector<index_t> send_len, recv_len;  ///< per message: its elements in the round
   std::size_t high_water = 0;         ///< most scratch bytes one round has used
 };
 

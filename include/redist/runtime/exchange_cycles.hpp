@@ -36,9 +36,20 @@ void execute(const CyclePlan& plan, const boost::mpi::communicator& comm, std::s
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
   const index_t per_round = plan.piece == 0 ? std::max<index_t>(plan.slots, 1) : plan.piece / plan.quantum;
   const std::size_t ns = plan.sends.size(), nr = plan.recvs.size();
-  std::vector<index_t> send_at(ns), send_len(ns), recv_at(nr), recv_len(nr);
-  std::vector<T*> out(ns);
-  std::vector<const T*> in(nr);
+  // Bookkeeping reused between calls (a repeated exchange allocates nothing): offsets in the
+  // workspace, the per-message cursors in buffers kept per thread and element type.
+  std::vector<index_t>& send_at = ws.send_at;
+  std::vector<index_t>& send_len = ws.send_len;
+  std::vector<index_t>& recv_at = ws.recv_at;
+  std::vector<index_t>& recv_len = ws.recv_len;
+  send_at.assign(ns, 0);
+  send_len.assign(ns, 0);
+  recv_at.assign(nr, 0);
+  recv_len.assign(nr, 0);
+  thread_local std::vector<T*> out;
+  thread_local std::vector<const T*> in;
+  out.assign(ns, nullptr);
+  in.assign(nr, nullptr);
 
   for (index_t a = 0; a < plan.slots; a += per_round) {
     const index_t b = std::min(plan.slots, a + per_round);

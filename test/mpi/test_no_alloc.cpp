@@ -1,0 +1,68 @@
+// A repeated b = a allocates nothing: global operator new is counted in this test program.
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include <boost/mpi/communicator.hpp>
+#include <catch2/catch.hpp>
+
+#include <redist/redist.hpp>
+
+#include "../support/array_values.hpp"
+#include "../support/mpi_check.hpp"
+
+namespace {
+std::atomic<std::size_t> allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  ++allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace redist;
+
+namespace {
+double value_of(index_t g) { return 3.0 * static_cast<double>(g) + 1.0; }
+
+/// Allocations of five repeated b = a after the first (which plans), and whether b is right.
+template <class A, class B>
+std::size_t repeated_allocations(const A& a, B& b, auto&& assign) {
+  assign();
+  const std::size_t before = allocations.load();
+  for (int i = 0; i < 5; ++i) assign();
+  const std::size_t used = allocations.load() - before;
+  REQUIRE(redist::test::all_ok(a.comm(), redist::test::holds(b, value_of)));
+  return used;
+}
+}  // namespace
+
+TEST_CASE("A repeated b = a allocates nothing, whichever plan runs", "[mpi][alloc]") {
+  boost::mpi::communicator world;
+  const index_t n = 100003;
+  DistArray<double, Block> a_block(world, n);
+  DistArray<double, Cyclic<1>> b_cyc1(world, n);
+  DistArray<double, Cyclic<8>> a_cyc8(world, n);
+  DistArray<double, Cyclic<5>> b_cyc5(world, n);
+  std::vector<index_t> sizes(static_cast<std::size_t>(world.size()), 0), other(sizes);
+  sizes.back() = n;
+  other.front() = n;
+  DistArray<double, GenBlock> a_gen(world, n, GenBlock(sizes));
+  DistArray<double, GenBlock> b_gen(world, n, GenBlock(other));
+  redist::test::fill(a_block, value_of);
+  redist::test::fill(a_cyc8, value_of);
+  redist::test::fill(a_gen, value_of);
+
+  CHECK(repeated_allocations(a_block, b_cyc1, [&] { b_cyc1 = a_block; }) == 0);      // general plan
+  CHECK(repeated_allocations(a_cyc8, b_cyc5, [&] { b_cyc5 = a_cyc8; }) == 0);        // basic cycles
+  CHECK(repeated_allocations(a_gen, b_gen, [&] { b_gen = a_gen; }) == 0);            // GEN_BLOCK schedule
+  options small;
+  small.max_scratch_bytes = 4096;
+  CHECK(repeated_allocations(a_cyc8, b_cyc5, [&] { redistribute(a_cyc8, b_cyc5, small); }) == 0);  // in rounds
+  CHECK(repeated_allocations(a_block, b_cyc1, [&] {
+          redistribute(a_block, b_cyc1, schedule::all_at_once, small);
+        }) == 0);
+}
