@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds what the unit, MPI and example suites run with -Db_sanitize=address,undefined and runs
-# those suites (MPI at 1-5 processes, over shared memory and TCP). Logs: build-sanitize/meson-logs/.
+# those suites (MPI at 1-5 processes, over shared memory and TCP). A debug build under the
+# sanitizers runs several times slower, so test timeouts are multiplied by 5.
+# Logs: build-sanitize/meson-logs/.
 set -u
 cd "$(dirname "$0")/.."
 suites="unit mpi example"
@@ -21,4 +23,4 @@ ninja -C build-sanitize $targets || exit 1
 args=()
 for s in $suites; do args+=(--suite "$s"); done
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  meson test -C build-sanitize --no-rebuild --print-errorlogs "${args[@]}" "$@"
+  meson test -C build-sanitize --no-rebuild --print-errorlogs --timeout-multiplier 5 "${args[@]}" "$@"
