@@ -15,6 +15,10 @@ namespace {
 std::atomic<std::size_t> allocations{0};
 }  // namespace
 
+// This operator new takes its memory from malloc, so free is the matching release; GCC cannot
+// see that through the replacement and warns.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
 void* operator new(std::size_t size) {
   ++allocations;
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;

@@ -44,13 +44,36 @@ inline void check(int rc, const char* routine) {
   if (rc != MPI_SUCCESS) throw boost::mpi::exception(routine, rc);
 }
 
-/// Posts the bytes [p, p + bytes) as messages of at most chunk bytes each.
-template <class Post>
-void post_chunked(std::byte* p, std::size_t bytes, std::size_t chunk, Post&& post) {
+/// Receives `count` elements from peer into p as MPI messages of at most chunk bytes each,
+/// appending their requests; returns how many it posted.
+template <class T>
+std::size_t post_receive(T* p, index_t count, std::size_t chunk, int peer, MPI_Comm comm,
+                         std::vector<MPI_Request>& requests) {
+  auto* at = reinterpret_cast<std::byte*>(p);
+  std::size_t bytes = static_cast<std::size_t>(count) * sizeof(T), posted = 0;
   do {
     const std::size_t n = std::min(bytes, chunk);
-    post(p, static_cast<int>(n));
-    p += n;
+    requests.emplace_back();
+    check(MPI_Irecv(at, static_cast<int>(n), MPI_BYTE, peer, message_tag, comm, &requests.back()), "MPI_Irecv");
+    at += n;
+    bytes -= n;
+    ++posted;
+  } while (bytes > 0);
+  return posted;
+}
+
+/// Sends `count` elements at p to peer as MPI messages of at most chunk bytes each (the chunks
+/// of post_receive), appending their requests.
+template <class T>
+void post_send(const T* p, index_t count, std::size_t chunk, int peer, MPI_Comm comm,
+               std::vector<MPI_Request>& requests) {
+  const auto* at = reinterpret_cast<const std::byte*>(p);
+  std::size_t bytes = static_cast<std::size_t>(count) * sizeof(T);
+  do {
+    const std::size_t n = std::min(bytes, chunk);
+    requests.emplace_back();
+    check(MPI_Isend(at, static_cast<int>(n), MPI_BYTE, peer, message_tag, comm, &requests.back()), "MPI_Isend");
+    at += n;
     bytes -= n;
   } while (bytes > 0);
 }
@@ -110,14 +133,9 @@ void execute(const Plan& plan, const boost::mpi::communicator& comm, std::span<c
         const Message& m = plan.recvs[i];
         if (!part(m, round, lo, hi)) continue;
         T* target = m.direct ? dst.data() + plan.runs[m.first].dst + lo : recv_buf + ws.recv_at[i];
-        detail::post_chunked(reinterpret_cast<std::byte*>(target), static_cast<std::size_t>(hi - lo) * sizeof(T),
-                             chunk_bytes, [&](std::byte* p, int n) {
-                               ws.recv_requests.emplace_back();
-                               detail::check(MPI_Irecv(p, n, MPI_BYTE, m.peer, message_tag, c, &ws.recv_requests.back()),
-                                             "MPI_Irecv");
-                               ws.owner.push_back(i);
-                               ++ws.pending[i];
-                             });
+        const std::size_t posted = detail::post_receive(target, hi - lo, chunk_bytes, m.peer, c, ws.recv_requests);
+        ws.owner.insert(ws.owner.end(), posted, i);
+        ws.pending[i] += posted;
       }
       // Pack, and post sends.
       ws.send_requests.clear();
@@ -133,12 +151,7 @@ void execute(const Plan& plan, const boost::mpi::communicator& comm, std::span<c
           from = out;
           packed += hi - lo;
         }
-        detail::post_chunked(reinterpret_cast<std::byte*>(const_cast<T*>(from)),
-                             static_cast<std::size_t>(hi - lo) * sizeof(T), chunk_bytes, [&](std::byte* p, int n) {
-                               ws.send_requests.emplace_back();
-                               detail::check(MPI_Isend(p, n, MPI_BYTE, m.peer, message_tag, c, &ws.send_requests.back()),
-                                             "MPI_Isend");
-                             });
+        detail::post_send(from, hi - lo, chunk_bytes, m.peer, c, ws.send_requests);
       }
       copy_local();
       // Unpack: as each receive completes.

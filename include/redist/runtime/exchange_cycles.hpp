@@ -73,13 +73,7 @@ void execute(const CyclePlan& plan, const boost::mpi::communicator& comm, std::s
       ws.recv_requests.clear();
       for (std::size_t i : step.recvs) {
         if (recv_len[i] == 0) continue;
-        detail::post_chunked(reinterpret_cast<std::byte*>(recv_buf + recv_at[i]),
-                             static_cast<std::size_t>(recv_len[i]) * sizeof(T), chunk_bytes, [&](std::byte* p, int n) {
-                               ws.recv_requests.emplace_back();
-                               detail::check(MPI_Irecv(p, n, MPI_BYTE, plan.recvs[i].peer, message_tag, c,
-                                                       &ws.recv_requests.back()),
-                                             "MPI_Irecv");
-                             });
+        detail::post_receive(recv_buf + recv_at[i], recv_len[i], chunk_bytes, plan.recvs[i].peer, c, ws.recv_requests);
       }
     };
     if (!plan.schedule.steps.empty()) post_receives(plan.schedule.steps.front());
@@ -93,13 +87,7 @@ void execute(const CyclePlan& plan, const boost::mpi::communicator& comm, std::s
       ws.send_requests.clear();
       for (std::size_t i : step.sends) {
         if (send_len[i] == 0) continue;
-        detail::post_chunked(reinterpret_cast<std::byte*>(send_buf + send_at[i]),
-                             static_cast<std::size_t>(send_len[i]) * sizeof(T), chunk_bytes, [&](std::byte* p, int n) {
-                               ws.send_requests.emplace_back();
-                               detail::check(MPI_Isend(p, n, MPI_BYTE, plan.sends[i].peer, message_tag, c,
-                                                       &ws.send_requests.back()),
-                                             "MPI_Isend");
-                             });
+        detail::post_send(send_buf + send_at[i], send_len[i], chunk_bytes, plan.sends[i].peer, c, ws.send_requests);
       }
       detail::check(MPI_Waitall(static_cast<int>(ws.recv_requests.size()), ws.recv_requests.data(), MPI_STATUSES_IGNORE),
                     "MPI_Waitall");
