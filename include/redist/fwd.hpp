@@ -15,7 +15,16 @@ class Block;
 template <std::size_t X>
 class Cyclic;
 class GenBlock;
-struct Plan;
+class Collapsed;
+template <class... D>
+class Dist;
+template <std::size_t... E>
+class Grid;
+template <class R>
+struct BasicPlan;
+using Plan = BasicPlan<Run>;
+struct Section;
+using GridPlan = BasicPlan<Section>;
 struct Message;
 template <class From, class To, class Policy>
 class Redistribution;

@@ -1,6 +1,7 @@
 /// @file Defines the virtual-rank simulator: all P plans built in one process, messages delivered in memory.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -39,8 +40,8 @@ struct BuildPlan {
 };
 
 /// Checks the schedules of all ranks' plans as SimChecks asks; calls fail with the first problem.
-template <class Fail>
-void check_steps(const std::vector<Plan>& plans, SimChecks checks, Fail&& fail) {
+template <class PlanT, class Fail>
+void check_steps(const std::vector<PlanT>& plans, SimChecks checks, Fail&& fail) {
   const int nprocs = static_cast<int>(plans.size());
   auto has = [&](int q, std::size_t k, int peer, bool send) {
     if (k >= plans[q].schedule.size()) return false;
@@ -50,7 +51,7 @@ void check_steps(const std::vector<Plan>& plans, SimChecks checks, Fail&& fail) 
     return false;
   };
   for (int r = 0; r < nprocs; ++r) {
-    const Plan& pl = plans[r];
+    const PlanT& pl = plans[r];
     std::vector<int> sent(pl.sends.size(), 0), received(pl.recvs.size(), 0);
     for (std::size_t k = 0; k < pl.schedule.size(); ++k) {
       const schedule::Step& st = pl.schedule.steps[k];
@@ -90,7 +91,7 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
     res.ok = false;
   };
   const int nprocs = from.nprocs();
-  std::vector<Plan> plans;
+  std::vector<decltype(make_plan(from, to, 0))> plans;
   for (int r = 0; r < nprocs; ++r) plans.push_back(make_plan(from, to, r));
   check_steps(plans, checks, fail);
 
@@ -103,7 +104,7 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
   // Pack: every send message into its own buffer.
   std::map<std::pair<int, int>, std::vector<index_t>> wire;
   for (int r = 0; r < nprocs; ++r) {
-    const Plan& pl = plans[r];
+    const auto& pl = plans[r];
     res.max_steps = std::max(res.max_steps, pl.schedule.size());
     for (const Message& m : pl.sends) {
       if (m.peer == r) fail("rank " + std::to_string(r) + " sends to itself");
@@ -132,9 +133,11 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
   }
   if (!wire.empty()) fail(std::to_string(wire.size()) + " messages sent but never received");
   for (int p = 0; p < nprocs; ++p) {
-    if (writes[p] != static_cast<index_t>(out[p].size()))
+    // Places: every local element but padding (global index -1, never written).
+    const auto places = std::count_if(dst.globals[p].begin(), dst.globals[p].end(), [](index_t g) { return g >= 0; });
+    if (writes[p] != static_cast<index_t>(places))
       fail("rank " + std::to_string(p) + " receives " + std::to_string(writes[p]) + " elements for " +
-           std::to_string(out[p].size()) + " places");
+           std::to_string(places) + " places");
     for (std::size_t l = 0; l < out[p].size(); ++l)
       if (out[p][l] != dst.globals[p][l]) {
         fail("rank " + std::to_string(p) + " local " + std::to_string(l) + " holds " + std::to_string(out[p][l]) +

@@ -1,6 +1,7 @@
 /// @file Defines the collective consistency check: all ranks agree on the parameters of a collective call, or all throw.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -45,6 +46,13 @@ std::uint64_t layout_fingerprint(const M& m) {
     for (const auto& d : m.ldds(p))
       for (index_t v : {d.o, d.b, d.s, d.n, d.local}) h = hash_mix(h, static_cast<std::uint64_t>(v));
   return h;
+}
+
+/// The fingerprint of a layout that computes its own (the N-D layouts).
+template <class M>
+  requires requires(const M& m) { { m.fingerprint() } -> std::convertible_to<std::uint64_t>; }
+std::uint64_t layout_fingerprint(const M& m) {
+  return m.fingerprint();
 }
 
 /// One parameter of a collective call, named for the error message.

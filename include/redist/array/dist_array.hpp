@@ -136,4 +136,5 @@ DistArray(const boost::mpi::communicator&, index_t, D) -> DistArray<double, D>;
 
 }  // namespace redist
 
+#include <redist/array/dist_array_nd.hpp>
 #include <redist/array/redistribute.hpp>

@@ -2,56 +2,32 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <type_traits>
 #include <vector>
 
 #include <redist/dist/gen_block.hpp>
 #include <redist/index/gen_block.hpp>
 #include <redist/plan/plan.hpp>
+#include <redist/plan/scheduled.hpp>
 #include <redist/schedule/gen_block.hpp>
+#include <redist/schedule/transfer.hpp>
 
 namespace redist {
 
 namespace detail {
 
 /// The general plan of `rank` with its schedule replaced by this rank's row of the global
-/// schedule g:  (step k, messages m) |-> Step{sends to m.receiver, receives from m.sender}.
-/// Every step of g is a step of the row (possibly empty for this rank), so all ranks run the
-/// same number of steps; a local message needs no MPI (runtime copies it in the first step).
+/// schedule g (apply_global_schedule):  (step k, messages m) |-> Step{sends to m.receiver,
+/// receives from m.sender}. Every step of g is a step of the row (possibly empty for this rank),
+/// so all ranks run the same number of steps; a local message needs no MPI (runtime copies it).
 inline Plan plan_from_global(const GenBlock::mapping& from, const GenBlock::mapping& to, int rank,
                              const std::vector<index::GenBlockMessage>& msgs, const schedule::GlobalSchedule& g) {
   Plan plan = build_plan(from, to, rank);
-  constexpr std::size_t none = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> send_to(static_cast<std::size_t>(plan.nprocs), none);
-  std::vector<std::size_t> recv_from(static_cast<std::size_t>(plan.nprocs), none);
-  for (std::size_t i = 0; i < plan.sends.size(); ++i) send_to[plan.sends[i].peer] = i;
-  for (std::size_t i = 0; i < plan.recvs.size(); ++i) recv_from[plan.recvs[i].peer] = i;
-  auto require = [](bool ok) {
-    if (!ok) report_error("redist::plan_with(GenBlock, GenBlock): internal error, the global schedule and the plan disagree");
-  };
-  schedule::Schedule row;
-  row.steps.resize(g.size());
-  std::size_t nsends = 0, nrecvs = 0;
-  for (std::size_t k = 0; k < g.size(); ++k) {
-    for (std::size_t m : g.steps[k]) {
-      const index::GenBlockMessage& msg = msgs[m];
-      if (msg.local()) continue;
-      if (msg.sender == rank) {
-        const std::size_t i = send_to[msg.receiver];
-        require(i != none && plan.sends[i].size == msg.size);
-        row.steps[k].sends.push_back(i);
-        ++nsends;
-      }
-      if (msg.receiver == rank) {
-        const std::size_t i = recv_from[msg.sender];
-        require(i != none && plan.recvs[i].size == msg.size);
-        row.steps[k].recvs.push_back(i);
-        ++nrecvs;
-      }
-    }
-  }
-  require(nsends == plan.sends.size() && nrecvs == plan.recvs.size());
-  plan.schedule = std::move(row);
+  std::vector<schedule::Transfer> transfers;
+  transfers.reserve(msgs.size());
+  for (const index::GenBlockMessage& m : msgs) transfers.push_back({m.sender, m.receiver, m.size});
+  apply_global_schedule(plan, std::span<const schedule::Transfer>(transfers), g);
   return plan;
 }
 

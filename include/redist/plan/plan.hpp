@@ -12,6 +12,7 @@
 
 #include <redist/dist/distribution.hpp>
 #include <redist/index/intersect.hpp>
+#include <redist/index/section.hpp>
 #include <redist/schedule/schedule.hpp>
 
 namespace redist {
@@ -38,13 +39,16 @@ struct Message {
   friend bool operator==(const Message&, const Message&) = default;
 };
 
-/// One rank's part of a redistribution: what it sends to and receives from each peer (as runs),
-/// what it copies locally, and in which steps. Building it needs no communication, so the plans
-/// of all ranks can be built in one process (the virtual-rank simulator does).
-struct Plan {
+/// One rank's part of a redistribution: what it sends to and receives from each peer (as runs:
+/// Run for 1-D layouts, Section for N-D ones), what it copies locally, and in which steps.
+/// Building it needs no communication, so the plans of all ranks can be built in one process
+/// (the virtual-rank simulator does).
+template <class R>
+struct BasicPlan {
+  using run_type = R;
   int rank = 0;
   int nprocs = 1;
-  std::vector<Run> runs;                  ///< all runs: messages' and local
+  std::vector<R> runs;                    ///< all runs: messages' and local
   std::vector<Message> sends;             ///< no message to self
   std::vector<Message> recvs;
   Message local;                          ///< runs copied directly, src -> dst, on this rank
@@ -56,8 +60,8 @@ struct Plan {
   /// moves elements [j·piece, (j+1)·piece) of each of the step's messages.
   index_t piece = 0;
 
-  std::span<const Run> runs_of(const Message& m) const noexcept {
-    return std::span<const Run>(runs).subspan(m.first, m.nruns);
+  std::span<const R> runs_of(const Message& m) const noexcept {
+    return std::span<const R>(runs).subspan(m.first, m.nruns);
   }
   index_t elements_sent() const noexcept {
     index_t s = 0;
@@ -71,14 +75,20 @@ struct Plan {
   }
 };
 
+/// The plan of a 1-D redistribution.
+using Plan = BasicPlan<Run>;
+/// The plan of an N-D redistribution.
+using GridPlan = BasicPlan<Section>;
+
 namespace detail {
 enum class side { src, dst };
 
 /// True when the runs, in order, tile one contiguous local range on that side: then the packed
 /// message is that range itself and needs no pack or unpack.
-inline bool contiguous_chain(const std::vector<Run>& runs, side where) {
+template <class R>
+bool contiguous_chain(const std::vector<R>& runs, side where) {
   index_t next = -1;
-  for (const Run& r : runs) {
+  for (const R& r : runs) {
     const bool contiguous = where == side::src ? r.src_contiguous() : r.dst_contiguous();
     const index_t start = where == side::src ? r.src : r.dst;
     if (!contiguous || (next >= 0 && start != next)) return false;
@@ -88,14 +98,14 @@ inline bool contiguous_chain(const std::vector<Run>& runs, side where) {
 }
 
 /// Collects the runs of one message into plan.runs and describes them.
-template <class Collect>
-Message collect_message(Plan& plan, int peer, side where, Collect&& collect) {
+template <class R, class Collect>
+Message collect_message(BasicPlan<R>& plan, int peer, side where, Collect&& collect) {
   Message m;
   m.peer = peer;
   m.first = plan.runs.size();
-  std::vector<Run> runs;
+  std::vector<R> runs;
   collect(runs);
-  for (const Run& r : runs) m.size += r.size();
+  for (const R& r : runs) m.size += r.size();
   m.nruns = runs.size();
   m.direct = contiguous_chain(runs, where);
   plan.runs.insert(plan.runs.end(), runs.begin(), runs.end());
@@ -152,7 +162,8 @@ Plan build_plan(const From& from, const To& to, int rank) {
 /// cut into pieces of at most C elements, need at most `budget` elements of scratch per round:
 /// Σ min(size, C) <= budget (water-filling). 0 when whole messages fit. Throws redist::error
 /// when the budget is smaller than one element per packed message of a step.
-inline index_t piece_limit(const Plan& plan, index_t budget) {
+template <class R>
+index_t piece_limit(const BasicPlan<R>& plan, index_t budget) {
   index_t limit = 0;
   std::vector<index_t> sizes;
   for (const schedule::Step& step : plan.schedule.steps) {

@@ -84,8 +84,8 @@ void post_send(const T* p, index_t count, std::size_t chunk, int peer, MPI_Comm 
 /// exchange_async: post receives, pack, post sends, copy the local runs (once) while messages
 /// are in flight, wait for any receive and unpack it, wait for the sends. Messages whose runs tile
 /// a contiguous range go from src / into dst directly.
-template <class T>
-void execute(const Plan& plan, const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
+template <class T, class R>
+void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
              Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes) {
   static_assert(std::is_trivially_copyable_v<T>, "redist::runtime::execute requires a trivially copyable T");
   const MPI_Comm c = static_cast<MPI_Comm>(comm);

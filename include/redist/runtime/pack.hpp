@@ -2,11 +2,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <span>
 #include <type_traits>
 
 #include <redist/index/run.hpp>
+#include <redist/index/section.hpp>
 
 namespace redist::runtime {
 
@@ -83,10 +85,10 @@ inline void for_range(const Run& r, index_t stride, index_t a, index_t b, F&& f)
 }
 
 /// Calls f(run, a, b) for each run overlapping the elements [begin, end) of a message's packed order.
-template <class F>
-inline void for_runs_in(std::span<const Run> runs, index_t begin, index_t end, F&& f) {
+template <class R, class F>
+inline void for_runs_in(std::span<const R> runs, index_t begin, index_t end, F&& f) {
   index_t pos = 0;
-  for (const Run& r : runs) {
+  for (const R& r : runs) {
     const index_t size = r.size();
     if (pos >= end) break;
     if (pos + size > begin) f(r, std::max(begin, pos) - pos, std::min(end, pos + size) - pos);
@@ -114,6 +116,132 @@ inline void unpack_range(std::span<const Run> runs, const T* in, T* dst, index_t
       detail::copy_pieces(in, len, dst + r.dst + at, r.dst_stride, len, count);
       in += count * len;
     });
+  });
+}
+
+// N-D sections.
+
+namespace detail {
+/// The loops of a section as seen by one copy: counts and the strides on the side read (fs) and
+/// written (ts), innermost first.
+struct Nest {
+  std::size_t depth = 0;
+  std::array<index_t, Section::max_depth> count{}, fs{}, ts{};
+};
+
+enum class dense { none, from, to };
+
+/// The nest of s for a copy src -> dst (dense::none), src -> packed buffer (dense::to) or packed
+/// buffer -> dst (dense::from); loops that continue each other on both sides of this copy are
+/// merged (a packed buffer continues every loop).
+inline Nest nest_of(const Section& s, dense packed) {
+  Nest n;
+  index_t dense_stride = 1;
+  for (std::size_t k = 0; k < s.depth; ++k) {
+    const Loop& l = s.loops[k];
+    const index_t f = packed == dense::from ? dense_stride : l.src_stride;
+    const index_t t = packed == dense::to ? dense_stride : l.dst_stride;
+    dense_stride *= l.count;
+    if (n.depth > 0) {
+      const std::size_t i = n.depth - 1;
+      if (f == n.count[i] * n.fs[i] && t == n.count[i] * n.ts[i]) {
+        n.count[i] *= l.count;
+        continue;
+      }
+    }
+    n.count[n.depth] = l.count;
+    n.fs[n.depth] = f;
+    n.ts[n.depth] = t;
+    ++n.depth;
+  }
+  return n;
+}
+
+/// Copies the elements of the loops [0, depth) of n from `from` to `to`.
+template <class T>
+void copy_nest(const T* from, T* to, const Nest& n, std::size_t depth) {
+  if (depth == 0) {
+    *to = *from;
+  } else if (depth == 1) {
+    if (n.fs[0] == 1 && n.ts[0] == 1) copy_section(to, from, n.count[0]);
+    else for (index_t i = 0; i < n.count[0]; ++i) to[i * n.ts[0]] = from[i * n.fs[0]];
+  } else if (depth == 2 && n.fs[0] == 1 && n.ts[0] == 1) {
+    copy_pieces(from, n.fs[1], to, n.ts[1], n.count[0], n.count[1]);
+  } else {
+    const std::size_t k = depth - 1;
+    for (index_t i = 0; i < n.count[k]; ++i) copy_nest(from + i * n.fs[k], to + i * n.ts[k], n, k);
+  }
+}
+
+/// Copies the elements [a, b) of the packed order of n (innermost loop fastest), row by row of
+/// the innermost loop. The side named by `packed` is the packed buffer of this piece, which
+/// holds element p at p - a; the other side advances by the nest's strides.
+template <dense Packed, class T>
+void copy_nest_range(const T* from, T* to, const Nest& n, index_t a, index_t b) {
+  if (a >= b) return;
+  const index_t row = n.depth == 0 ? 1 : n.count[0];
+  const index_t unit = n.depth == 0 ? 0 : (Packed == dense::to ? n.fs[0] : n.ts[0]);
+  for (index_t o = a / row; o * row < b; ++o) {
+    index_t rest = o, off = 0;
+    for (std::size_t k = 1; k < n.depth; ++k) {
+      const index_t i = rest % n.count[k];
+      rest /= n.count[k];
+      off += i * (Packed == dense::to ? n.fs[k] : n.ts[k]);
+    }
+    const index_t lo = std::max(a, o * row) - o * row, hi = std::min(b, (o + 1) * row) - o * row;
+    for (index_t i = lo; i < hi; ++i) {
+      const index_t p = o * row + i - a;
+      if constexpr (Packed == dense::to) to[p] = from[off + i * unit];
+      else to[off + i * unit] = from[p];
+    }
+  }
+}
+}  // namespace detail
+
+/// Pack: the sections' source elements of `src`, in packed order, into the contiguous buffer `out`.
+template <class T>
+inline void pack(std::span<const Section> sections, const T* src, T* out) {
+  for (const Section& s : sections) {
+    const detail::Nest n = detail::nest_of(s, detail::dense::to);
+    detail::copy_nest(src + s.src, out, n, n.depth);
+    out += s.size();
+  }
+}
+
+/// Unpack: the contiguous buffer `in`, in packed order, into the sections' destination elements of `dst`.
+template <class T>
+inline void unpack(std::span<const Section> sections, const T* in, T* dst) {
+  for (const Section& s : sections) {
+    const detail::Nest n = detail::nest_of(s, detail::dense::from);
+    detail::copy_nest(in, dst + s.dst, n, n.depth);
+    in += s.size();
+  }
+}
+
+/// Local copy: source elements straight to destination elements, no buffer.
+template <class T>
+inline void copy(std::span<const Section> sections, const T* src, T* dst) {
+  for (const Section& s : sections) {
+    const detail::Nest n = detail::nest_of(s, detail::dense::none);
+    detail::copy_nest(src + s.src, dst + s.dst, n, n.depth);
+  }
+}
+
+/// Pack the elements [begin, end) of the message's packed order into out (a piece of a message).
+template <class T>
+inline void pack_range(std::span<const Section> sections, const T* src, T* out, index_t begin, index_t end) {
+  detail::for_runs_in(sections, begin, end, [&](const Section& s, index_t a, index_t b) {
+    detail::copy_nest_range<detail::dense::to>(src + s.src, out, detail::nest_of(s, detail::dense::to), a, b);
+    out += b - a;
+  });
+}
+
+/// Unpack a piece holding the elements [begin, end) of the message's packed order.
+template <class T>
+inline void unpack_range(std::span<const Section> sections, const T* in, T* dst, index_t begin, index_t end) {
+  detail::for_runs_in(sections, begin, end, [&](const Section& s, index_t a, index_t b) {
+    detail::copy_nest_range<detail::dense::from>(in, dst + s.dst, detail::nest_of(s, detail::dense::from), a, b);
+    in += b - a;
   });
 }
 

@@ -61,14 +61,8 @@ struct MessageCost {
   }
 };
 
-/// The global schedule of a GEN_BLOCK redistribution: steps[k] holds the indices (into the
-/// message list of index::gen_block_messages, increasing) of the messages of step k + 1.
-/// Every rank computes the same table from the two layouts; no communication is needed.
-struct GlobalSchedule {
-  std::vector<std::vector<std::size_t>> steps;
-  constexpr std::size_t size() const noexcept { return steps.size(); }
-  friend constexpr bool operator==(const GlobalSchedule&, const GlobalSchedule&) = default;
-};
+// GlobalSchedule (schedule/schedule.hpp): here steps[k] holds the indices (into the message
+// list of index::gen_block_messages, increasing) of the messages of step k + 1.
 
 /// Σ over steps of the largest message of the step, by cost (seed 002's schedule cost).
 constexpr double schedule_cost(std::span<const index::GenBlockMessage> msgs, const GlobalSchedule& s,

@@ -1,4 +1,4 @@
-/// @file Defines the schedule policies and Schedule, one rank's row of a steps × ranks table.
+/// @file Defines the schedule policies, Schedule (one rank's row of a steps × ranks table) and GlobalSchedule (steps × messages).
 #pragma once
 
 #include <cstddef>
@@ -40,6 +40,15 @@ struct Schedule {
   std::vector<Step> steps;
   std::size_t size() const noexcept { return steps.size(); }
   friend bool operator==(const Schedule&, const Schedule&) = default;
+};
+
+/// The global schedule of a redistribution, shared by every scheduler: steps[k] holds the
+/// indices (into the scheduler's message or transfer list) of the messages of step k + 1.
+/// Every rank computes the same table from the same inputs; no communication is needed.
+struct GlobalSchedule {
+  std::vector<std::vector<std::size_t>> steps;
+  constexpr std::size_t size() const noexcept { return steps.size(); }
+  friend constexpr bool operator==(const GlobalSchedule&, const GlobalSchedule&) = default;
 };
 
 /// all_at_once: a single step that holds every send and every receive.

@@ -1,0 +1,227 @@
+/// @file Defines Dist<D...>, an N-D distribution (one 1-D distribution per dimension) and its mapping onto a Grid.
+#pragma once
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <typeinfo>
+#include <utility>
+
+#include <redist/detail/math.hpp>
+#include <redist/dist/distribution.hpp>
+#include <redist/dist/grid.hpp>
+
+namespace redist {
+
+/// An N-D distribution: dimension d is distributed by D_d over dimension d of a process grid
+/// (HPF's `DISTRIBUTE A(CYCLIC(64), BLOCK) ONTO G`). Collapsed (HPF `*`) leaves a dimension
+/// undistributed. `Dist<Cyclic<64>, Cyclic<64>>{}` when every D is static,
+/// `Dist{Cyclic<>{k}, Block{}}` otherwise.
+template <class... D>
+class Dist {
+  static_assert(sizeof...(D) >= 1, "redist::Dist<D...> requires at least one dimension");
+  static_assert((enable_distribution<D> && ...),
+                "redist::Dist<D...> requires every D to be a 1-D redist distribution (Block, Cyclic<X>, GenBlock, "
+                "Collapsed, or a type declaring `using distribution_concept = redist::distribution_tag;`)");
+
+ public:
+  static constexpr std::size_t rank() noexcept { return sizeof...(D); }
+
+  constexpr Dist() requires(std::default_initializable<D> && ...) = default;
+  constexpr explicit Dist(const D&... d) : dims_{d...} {}
+
+  /// The distribution of dimension I.
+  template <std::size_t I>
+  constexpr const auto& get() const noexcept {
+    return std::get<I>(dims_);
+  }
+
+  friend constexpr bool operator==(const Dist&, const Dist&) = default;
+
+  class mapping;
+
+ private:
+  std::tuple<D...> dims_;
+};
+
+template <class... D>
+Dist(D...) -> Dist<D...>;
+
+/// Dist<D...> bound to global extents, a grid (with per-dimension source offsets: the grid
+/// coordinate that holds the first block, ScaLAPACK's RSRC/CSRC) and a local storage, on a
+/// communicator of nprocs ranks. Answers owner, local offset and global index per element and,
+/// per dimension and grid coordinate, the LDDs (the 1-D distribution's, with the offset applied).
+template <class... D>
+class Dist<D...>::mapping {
+ public:
+  static constexpr std::size_t N = sizeof...(D);
+  using extents_type = std::array<index_t, N>;
+  using coords_type = std::array<int, N>;
+  using grid_type = DynamicGrid<N>;
+  using distribution_type = Dist;
+
+  static constexpr std::size_t rank() noexcept { return N; }
+
+  template <std::size_t... E>
+  mapping(const Dist& dist, const extents_type& extents, const Grid<E...>& grid, const coords_type& offsets,
+          Storage storage, int nprocs)
+      : extents_{extents}, grid_{grid.to_dynamic()}, offsets_{offsets}, storage_{storage}, nprocs_{nprocs},
+        maps_{bind(dist, extents, grid, std::index_sequence_for<D...>{})} {
+    static_assert(sizeof...(E) == N, "redist::Dist<D...>::mapping requires a grid of the same rank as the distribution");
+    REDIST_EXPECTS(nprocs > 0, "redist::Dist::mapping requires the communicator size to be > 0");
+    REDIST_EXPECTS(grid_.first() + grid_.size() <= nprocs,
+                   "redist::DistArray(comm, extents, grid) requires the grid to fit the communicator (grid of " +
+                       std::to_string(grid_.size()) + " processes from rank " + std::to_string(grid_.first()) +
+                       ", communicator of " + std::to_string(nprocs) + ")");
+    for (std::size_t d = 0; d < N; ++d) {
+      REDIST_EXPECTS(extents[d] >= 0, "redist::DistArray(comm, extents, grid) requires every extent to be >= 0");
+      REDIST_EXPECTS(offsets[d] >= 0 && offsets[d] < grid_.extent(d),
+                     "redist::DistArray(comm, extents, grid, offsets) requires offsets[" + std::to_string(d) +
+                         "] to be in [0, grid extent " + std::to_string(grid_.extent(d)) + ")");
+    }
+    REDIST_EXPECTS(storage.ld >= 0, "redist::Storage requires ld to be >= 0");
+    size_ = 1;
+    for (index_t e : extents) size_ = detail::checked_mul(size_, e, "the global size of an N-D array");
+  }
+
+  index_t size() const noexcept { return size_; }
+  const extents_type& extents() const noexcept { return extents_; }
+  index_t extent(std::size_t d) const noexcept { return extents_[d]; }
+  /// Ranks of the communicator (the grid may use fewer).
+  int nprocs() const noexcept { return nprocs_; }
+  const grid_type& grid() const noexcept { return grid_; }
+  const coords_type& offsets() const noexcept { return offsets_; }
+  const Storage& storage() const noexcept { return storage_; }
+  /// The dimension that varies fastest in local storage.
+  std::size_t fastest() const noexcept { return storage_.order == Order::column_major ? 0 : N - 1; }
+
+  std::optional<coords_type> coords_of(int r) const noexcept { return grid_.coords_of(r); }
+
+  /// The 1-D mapping of dimension d applied at grid coordinate c: f(mapping, virtual process).
+  template <class F>
+  decltype(auto) visit(std::size_t d, int c, F&& f) const {
+    const int v = static_cast<int>(detail::floor_mod(c - offsets_[d], grid_.extent(d)));
+    return visit_impl(d, v, f, std::index_sequence_for<D...>{});
+  }
+  /// LDDs of dimension d at grid coordinate c, in 1-D local indices of that dimension.
+  LddSet ldds(std::size_t d, int c) const {
+    return visit(d, c, [](const auto& m, int v) { return m.ldds(v); });
+  }
+  index_t local_extent(std::size_t d, int c) const {
+    return visit(d, c, [](const auto& m, int v) { return m.local_size(v); });
+  }
+  /// Local extents of rank r (all zero outside the grid).
+  extents_type local_extents(int r) const {
+    extents_type e{};
+    if (auto c = coords_of(r))
+      for (std::size_t d = 0; d < N; ++d) e[d] = local_extent(d, (*c)[d]);
+    return e;
+  }
+  /// The stride of the second-fastest dimension on rank r: max(storage().ld, local extent of the fastest).
+  index_t leading_dimension(int r) const {
+    return std::max(storage_.ld, local_extents(r)[fastest()]);
+  }
+  /// Element strides of rank r's local storage, per dimension.
+  extents_type strides(int r) const {
+    const extents_type e = local_extents(r);
+    extents_type s{};
+    index_t step = 1;
+    for (std::size_t k = 0; k < N; ++k) {
+      const std::size_t d = storage_.order == Order::column_major ? k : N - 1 - k;
+      s[d] = step;
+      step *= k == 0 ? leading_dimension(r) : e[d];
+    }
+    return s;
+  }
+  /// Elements of rank r's local storage (with the padding of a leading dimension), 0 when it holds nothing.
+  index_t local_size(int r) const {
+    const extents_type e = local_extents(r);
+    index_t n = 1;
+    for (std::size_t d = 0; d < N; ++d) {
+      if (e[d] == 0) return 0;
+      n *= d == fastest() ? leading_dimension(r) : e[d];
+    }
+    return n;
+  }
+
+  /// Rank that owns the element at global multi-index g.
+  int owner(const extents_type& g) const {
+    coords_type c{};
+    for (std::size_t d = 0; d < N; ++d)
+      c[d] = static_cast<int>((visit(d, 0, [&](const auto& m, int) { return m.owner(g[d]); }) + offsets_[d]) %
+                              grid_.extent(d));
+    return grid_.rank_of(c);
+  }
+  /// Offset in its owner's local storage of the element at global multi-index g.
+  index_t local_offset(const extents_type& g) const {
+    const extents_type s = strides(owner(g));
+    index_t off = 0;
+    for (std::size_t d = 0; d < N; ++d) off += s[d] * visit(d, 0, [&](const auto& m, int) { return m.local_index(g[d]); });
+    return off;
+  }
+  /// Global multi-index of rank r's local element at local multi-index l.
+  extents_type global_index(int r, const extents_type& l) const {
+    extents_type g{};
+    const auto c = coords_of(r);
+    if (!c) detail::report_error("redist::DistArray::global_index(l) requires the rank to be in the grid");
+    for (std::size_t d = 0; d < N; ++d) g[d] = visit(d, (*c)[d], [&](const auto& m, int v) { return m.global_index(v, l[d]); });
+    return g;
+  }
+
+  /// Hash of everything every rank must agree on (not storage().ld, which ScaLAPACK lets differ per process).
+  std::uint64_t fingerprint() const {
+    auto mix = [](std::uint64_t h, std::uint64_t v) {
+      for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+      return h;
+    };
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (const char* p = typeid(mapping).name(); *p; ++p) h = mix(h, static_cast<unsigned char>(*p));
+    h = mix(h, static_cast<std::uint64_t>(nprocs_));
+    h = mix(h, static_cast<std::uint64_t>(grid_.first()));
+    h = mix(h, static_cast<std::uint64_t>(grid_.order()));
+    h = mix(h, static_cast<std::uint64_t>(storage_.order));
+    for (std::size_t d = 0; d < N; ++d) {
+      h = mix(h, static_cast<std::uint64_t>(extents_[d]));
+      h = mix(h, static_cast<std::uint64_t>(grid_.extent(d)));
+      h = mix(h, static_cast<std::uint64_t>(offsets_[d]));
+      for (int c = 0; c < grid_.extent(d); ++c)
+        for (const Ldd& l : ldds(d, c))
+          for (index_t v : {l.o, l.b, l.s, l.n, l.local}) h = mix(h, static_cast<std::uint64_t>(v));
+    }
+    return h;
+  }
+
+  friend bool operator==(const mapping&, const mapping&) = default;
+
+ private:
+  template <std::size_t... E, std::size_t... I>
+  static std::tuple<typename D::mapping...> bind(const Dist& dist, const extents_type& extents, const Grid<E...>& grid,
+                                                 std::index_sequence<I...>) {
+    return {typename D::mapping(dist.template get<I>(), extents[I], grid.extent(I))...};
+  }
+  template <class F, std::size_t... I>
+  decltype(auto) visit_impl(std::size_t d, int v, F& f, std::index_sequence<I...>) const {
+    using R = decltype(f(std::get<0>(maps_), v));
+    if constexpr (std::is_void_v<R>) {
+      ((I == d ? (f(std::get<I>(maps_), v), 0) : 0), ...);
+    } else {
+      R r{};
+      ((I == d ? (r = f(std::get<I>(maps_), v), 0) : 0), ...);
+      return r;
+    }
+  }
+
+  extents_type extents_;
+  grid_type grid_;
+  coords_type offsets_;
+  Storage storage_;
+  int nprocs_;
+  std::tuple<typename D::mapping...> maps_;
+  index_t size_ = 0;
+};
+
+}  // namespace redist

@@ -1,0 +1,90 @@
+/// @file Defines Section, an N-D strided box of elements seen from both the source and the destination.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include <redist/config.hpp>
+
+namespace redist {
+
+/// One loop of a Section: `count` iterations, advancing the source offset by src_stride and
+/// the destination offset by dst_stride.
+struct Loop {
+  index_t count = 1;
+  index_t src_stride = 1;
+  index_t dst_stride = 1;
+  friend constexpr bool operator==(const Loop&, const Loop&) = default;
+};
+
+/// The elements src + Σ_k i_k·loops[k].src_stride on the sender, which go to dst + Σ_k
+/// i_k·loops[k].dst_stride on the receiver, for 0 <= i_k < loops[k].count. loops[0] is the
+/// innermost loop; the packed order of a message runs the loops outermost first. An N-D
+/// intersection block needs at most two loops per dimension (the elements of a piece, the
+/// pieces of a family), so eight loops cover arrays of rank 4.
+struct Section {
+  static constexpr std::size_t max_depth = 8;
+
+  index_t src = 0;
+  index_t dst = 0;
+  std::size_t depth = 0;
+  std::array<Loop, max_depth> loops{};
+
+  constexpr index_t size() const noexcept {
+    index_t n = 1;
+    for (std::size_t k = 0; k < depth; ++k) n *= loops[k].count;
+    return n;
+  }
+  /// One contiguous range on the sender (after normalize(), a single unit-stride loop or none).
+  constexpr bool src_contiguous() const noexcept { return depth == 0 || (depth == 1 && loops[0].src_stride == 1); }
+  constexpr bool dst_contiguous() const noexcept { return depth == 0 || (depth == 1 && loops[0].dst_stride == 1); }
+  friend constexpr bool operator==(const Section&, const Section&) = default;
+
+  /// Adds an outer loop (loops are added innermost first).
+  constexpr void push_loop(Loop l) {
+    if (depth == max_depth) detail::report_error("redist::Section holds at most 8 loops (arrays of rank <= 4)");
+    loops[depth++] = l;
+  }
+
+  /// Drops loops of one iteration and merges a loop into the next inner one where it continues
+  /// it on both sides (stride = inner count · inner stride): the same elements in the same
+  /// order, in fewer and longer loops.
+  constexpr void normalize() noexcept {
+    std::size_t out = 0;
+    for (std::size_t k = 0; k < depth; ++k) {
+      const Loop l = loops[k];
+      if (l.count == 1) continue;
+      if (out > 0) {
+        Loop& in = loops[out - 1];
+        if (l.src_stride == in.count * in.src_stride && l.dst_stride == in.count * in.dst_stride) {
+          in.count *= l.count;
+          continue;
+        }
+      }
+      loops[out++] = l;
+    }
+    for (std::size_t k = out; k < depth; ++k) loops[k] = Loop{};
+    depth = out;
+  }
+};
+
+/// Appends s (normalized) to sections, merging it into the last one when both are contiguous on
+/// both sides and s continues it on both sides.
+constexpr void append_section(std::vector<Section>& sections, Section s) {
+  if (s.size() == 0) return;
+  s.normalize();
+  if (!sections.empty() && s.depth <= 1 && (s.depth == 0 || (s.loops[0].src_stride == 1 && s.loops[0].dst_stride == 1))) {
+    Section& last = sections.back();
+    const bool last_unit = last.depth == 0 || (last.depth == 1 && last.loops[0].src_stride == 1 && last.loops[0].dst_stride == 1);
+    const index_t n = last.size();
+    if (last_unit && last.src + n == s.src && last.dst + n == s.dst) {
+      last.depth = 1;
+      last.loops[0] = Loop{n + s.size(), 1, 1};
+      return;
+    }
+  }
+  sections.push_back(s);
+}
+
+}  // namespace redist

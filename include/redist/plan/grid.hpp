@@ -1,0 +1,197 @@
+/// @file Defines build_grid_plan and the plan_with overloads of N-D layouts (Dist<D...> on a Grid), and Transposed, the layout of a transposed 2-D array.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <numeric>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <redist/dist/dist.hpp>
+#include <redist/index/grid.hpp>
+#include <redist/index/intersect.hpp>
+#include <redist/plan/plan.hpp>
+#include <redist/schedule/schedule.hpp>
+
+namespace redist {
+
+/// True for a bound N-D layout (Dist<D...>::mapping, or a view of one such as Transposed).
+template <class M>
+concept GridLayout = requires(const M& m, int r, std::size_t d) {
+  { M::rank() } -> std::convertible_to<std::size_t>;
+  { m.coords_of(r) };
+  { m.ldds(d, r) } -> std::same_as<LddSet>;
+  { m.strides(r) };
+  { m.fastest() } -> std::convertible_to<std::size_t>;
+  { m.nprocs() } -> std::same_as<int>;
+};
+
+/// The layout M seen with its dimensions permuted: dimension k of the view is dimension perm[k]
+/// of M. For a 2-D M, Transposed<M>{m} (perm = {1, 0}) is the layout of transpose(a): its element
+/// (i, j) is a's element (j, i), stored where a stores it.
+template <class M>
+struct Transposed {
+  M base;
+  static constexpr std::size_t rank() noexcept { return M::rank(); }
+  friend bool operator==(const Transposed&, const Transposed&) = default;
+  index_t size() const noexcept { return base.size(); }
+  int nprocs() const noexcept { return base.nprocs(); }
+  std::uint64_t fingerprint() const { return ~base.fingerprint(); }
+};
+
+namespace detail {
+template <class M>
+struct grid_view {
+  static constexpr std::size_t N = M::rank();
+  const M& m;
+  std::array<std::size_t, N> perm;  // view dimension k is m's dimension perm[k]
+};
+template <class M>
+grid_view<M> view_of(const M& m) {
+  grid_view<M> v{m, {}};
+  std::iota(v.perm.begin(), v.perm.end(), std::size_t{0});
+  return v;
+}
+template <class M>
+grid_view<M> view_of(const Transposed<M>& t) {
+  grid_view<M> v{t.base, {}};
+  for (std::size_t k = 0; k < M::rank(); ++k) v.perm[k] = M::rank() - 1 - k;
+  return v;
+}
+template <class M>
+const M& base_of(const M& m) { return m; }
+template <class M>
+const M& base_of(const Transposed<M>& t) { return t.base; }
+}  // namespace detail
+
+/// The plan of `rank` for moving an N-D array from the layout `from` to the layout `to`: the
+/// same global extents (after from's permutation, if it is Transposed), any grids, any process
+/// subsets of one communicator. For every peer, the message is the Cartesian product of the
+/// per-dimension LDD intersections (index::grid_sections); ranks outside a grid send or receive
+/// nothing. No communication; O(Σ_d grid extent · period + sections) index work, nothing grows
+/// with the array for periodic layouts. Peers are visited from rank + 1 on, as build_plan does.
+template <class From, class To>
+GridPlan build_grid_plan(const From& from_view, const To& to, int rank) {
+  const auto fv = detail::view_of(from_view);
+  const auto& from = fv.m;
+  constexpr std::size_t N = std::remove_cvref_t<decltype(from)>::rank();
+  static_assert(N == To::rank(), "redist::build_grid_plan(from, to, rank) requires layouts of the same rank");
+  REDIST_EXPECTS(from.nprocs() == to.nprocs(),
+                 "redist::build_grid_plan(from, to, rank) requires from and to to be on the same communicator size");
+  for (std::size_t k = 0; k < N; ++k)
+    REDIST_EXPECTS(from.extent(fv.perm[k]) == to.extent(k),
+                   "redist::build_grid_plan(from, to, rank) requires from and to to have the same extents (dimension " +
+                       std::to_string(k) + ": " + std::to_string(from.extent(fv.perm[k])) + " vs " +
+                       std::to_string(to.extent(k)) + ")");
+  const int nprocs = from.nprocs();
+  REDIST_EXPECTS(rank >= 0 && rank < nprocs, "redist::build_grid_plan(from, to, rank) requires rank to be in [0, P)");
+  ++detail::plans_built_counter();
+
+  // Source dimension d goes to destination dimension dst_dim[d].
+  std::array<std::size_t, N> dst_dim{};
+  for (std::size_t k = 0; k < N; ++k) dst_dim[fv.perm[k]] = k;
+  std::array<std::size_t, N> order{};
+  for (std::size_t k = 0; k < N; ++k) order[k] = from.storage().order == Order::column_major ? k : N - 1 - k;
+
+  GridPlan plan;
+  plan.rank = rank;
+  plan.nprocs = nprocs;
+  const auto my_src = from.coords_of(rank);
+  const auto my_dst = to.coords_of(rank);
+
+  // runs[d][c]: source dimension d at coordinate cs[d] ∩ destination dimension dst_dim[d] at coordinate c.
+  using Table = std::array<std::vector<std::vector<Run>>, N>;
+  auto sender_side = [&](const auto& cs) {
+    Table t;
+    for (std::size_t d = 0; d < N; ++d) {
+      const std::size_t k = dst_dim[d];
+      const LddSet mine = from.ldds(d, cs[d]);
+      t[d].resize(static_cast<std::size_t>(to.grid().extent(k)));
+      for (int c = 0; c < to.grid().extent(k); ++c) index::intersect(mine, to.ldds(k, c), t[d][c]);
+    }
+    return t;
+  };
+  auto receiver_side = [&](const auto& cd) {
+    Table t;
+    for (std::size_t d = 0; d < N; ++d) {
+      const LddSet mine = to.ldds(dst_dim[d], cd[dst_dim[d]]);
+      t[d].resize(static_cast<std::size_t>(from.grid().extent(d)));
+      for (int c = 0; c < from.grid().extent(d); ++c) index::intersect(from.ldds(d, c), mine, t[d][c]);
+    }
+    return t;
+  };
+  // The sections between sender coordinates cs (rank s) and receiver coordinates cd (rank r).
+  auto pair_sections = [&](const Table& t, bool by_receiver, const auto& cs, int s, const auto& cd, int r,
+                           std::vector<Section>& out) {
+    index::GridPair<N> p;
+    const auto ss = from.strides(s);
+    const auto ds = to.strides(r);
+    for (std::size_t d = 0; d < N; ++d) {
+      const std::size_t k = dst_dim[d];
+      p.runs[d] = t[d][static_cast<std::size_t>(by_receiver ? cs[d] : cd[k])];
+      p.src_stride[d] = ss[d];
+      p.dst_stride[d] = ds[k];
+    }
+    p.order = order;
+    index::grid_sections(p, out);
+  };
+
+  std::optional<Table> sends, recvs;
+  if (my_src) sends = sender_side(*my_src);
+  if (my_dst) recvs = receiver_side(*my_dst);
+  if (my_src && my_dst)
+    plan.local = detail::collect_message(plan, rank, detail::side::src, [&](std::vector<Section>& out) {
+      pair_sections(*sends, false, *my_src, rank, *my_dst, rank, out);
+    });
+  for (int d = 1; d < nprocs && my_src; ++d) {
+    const int q = (rank + d) % nprocs;
+    const auto cq = to.coords_of(q);
+    if (!cq) continue;
+    Message m = detail::collect_message(plan, q, detail::side::src, [&](std::vector<Section>& out) {
+      pair_sections(*sends, false, *my_src, rank, *cq, q, out);
+    });
+    if (m.size > 0) {
+      if (!m.direct) m.offset = std::exchange(plan.send_scratch, plan.send_scratch + m.size);
+      plan.sends.push_back(m);
+    } else {
+      plan.runs.resize(m.first);
+    }
+  }
+  for (int d = 1; d < nprocs && my_dst; ++d) {
+    const int q = (rank - d + nprocs) % nprocs;
+    const auto cq = from.coords_of(q);
+    if (!cq) continue;
+    Message m = detail::collect_message(plan, q, detail::side::dst, [&](std::vector<Section>& out) {
+      pair_sections(*recvs, true, *cq, q, *my_dst, rank, out);
+    });
+    if (m.size > 0) {
+      if (!m.direct) m.offset = std::exchange(plan.recv_scratch, plan.recv_scratch + m.size);
+      plan.recvs.push_back(m);
+    } else {
+      plan.runs.resize(m.first);
+    }
+  }
+  plan.schedule = schedule::make_all_at_once(plan.sends.size(), plan.recvs.size());
+  return plan;
+}
+
+template <GridLayout From, GridLayout To>
+GridPlan plan_with(const From& from, const To& to, int rank, schedule::all_at_once_t) {
+  return build_grid_plan(from, to, rank);
+}
+template <GridLayout From, GridLayout To>
+GridPlan plan_with(const Transposed<From>& from, const To& to, int rank, schedule::all_at_once_t) {
+  return build_grid_plan(from, to, rank);
+}
+template <GridLayout From, GridLayout To>
+GridPlan plan_with(const From& from, const To& to, int rank, schedule::automatic_t) {
+  return build_grid_plan(from, to, rank);
+}
+template <GridLayout From, GridLayout To>
+GridPlan plan_with(const Transposed<From>& from, const To& to, int rank, schedule::automatic_t) {
+  return build_grid_plan(from, to, rank);
+}
+
+}  // namespace redist

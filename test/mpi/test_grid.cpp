@@ -1,0 +1,142 @@
+// MPI tests of N-D arrays: every small grid pair of 1-4 processes, different source and target process counts, transpose, errors on every rank.
+#include <array>
+#include <random>
+#include <vector>
+
+#include <boost/mpi/communicator.hpp>
+#include <catch2/catch.hpp>
+
+#include <redist/redist.hpp>
+
+#include "../support/array_values_nd.hpp"
+#include "../support/mpi_check.hpp"
+
+using namespace redist;
+namespace mpi = boost::mpi;
+using redist::test::all_ok;
+using redist::test::fill_nd;
+using redist::test::holds_nd;
+
+namespace {
+double value_of(const std::array<index_t, 2>& g) { return 0.25 + static_cast<double>(g[0]) * 1000.0 + static_cast<double>(g[1]); }
+double value_of3(const std::array<index_t, 3>& g) {
+  return static_cast<double>(g[0]) + 100.0 * static_cast<double>(g[1]) + 10000.0 * static_cast<double>(g[2]);
+}
+
+/// Every grid shape of at most nprocs processes, among the 1x1, 2x1, 1x2, 2x2, 1x3, 3x1, 4x1, 1x4 of the issue.
+std::vector<std::array<int, 2>> grids_up_to(int nprocs) {
+  std::vector<std::array<int, 2>> all{{1, 1}, {2, 1}, {1, 2}, {2, 2}, {1, 3}, {3, 1}, {4, 1}, {1, 4}}, fit;
+  for (auto g : all)
+    if (g[0] * g[1] <= nprocs) fit.push_back(g);
+  return fit;
+}
+}  // namespace
+
+TEST_CASE("b = a between block-cyclic matrices on every pair of small grids", "[mpi][grid][2d]") {
+  mpi::communicator world;
+  using A = Dist<Cyclic<>, Cyclic<>>;
+  using B = Dist<Cyclic<>, Block>;
+  std::mt19937_64 rng(7);
+  bool ok = true;
+  for (auto ga : grids_up_to(world.size()))
+    for (auto gb : grids_up_to(world.size())) {
+      const std::array<index_t, 2> ext{static_cast<index_t>(1 + rng() % 37), static_cast<index_t>(1 + rng() % 29)};
+      const A da{Cyclic<>{1 + rng() % 5}, Cyclic<>{1 + rng() % 7}};
+      const B db{Cyclic<>{1 + rng() % 9}, Block{}};
+      const std::array<int, 2> off{static_cast<int>(rng() % ga[0]), static_cast<int>(rng() % ga[1])};
+      const Grid grid_a = Grid{ga[0], ga[1]}.with_order(rng() % 2 ? row_major : column_major);
+      const Grid grid_b = Grid{gb[0], gb[1]}.with_first(static_cast<int>(rng() % (world.size() - gb[0] * gb[1] + 1)));
+      DistArray<double, A> a(world, ext, da, grid_a, off);
+      DistArray<double, B> b(world, ext, db, grid_b, {0, 0}, Storage{rng() % 2 ? row_major : column_major, 0});
+      fill_nd(a, value_of);
+      b = a;
+      ok = ok && holds_nd(b, value_of);
+      // And back, into the first layout.
+      fill_nd(a, [](const auto&) { return -1.0; });
+      a = b;
+      ok = ok && holds_nd(a, value_of);
+    }
+  CHECK(all_ok(world, ok));
+}
+
+TEST_CASE("A repeated b = a reuses its plan", "[mpi][grid][plan]") {
+  mpi::communicator world;
+  using A = Dist<Cyclic<4>, Cyclic<4>>;
+  using B = Dist<Block, Collapsed>;
+  DistArray<double, A> a(world, {50, 30}, Grid{1, world.size()});
+  DistArray<double, B> b(world, {50, 30}, Grid{world.size(), 1});
+  fill_nd(a, value_of);
+  b = a;
+  const std::size_t built = plans_built();
+  for (int i = 0; i < 3; ++i) b = a;
+  CHECK(plans_built() == built);
+  CHECK(all_ok(world, holds_nd(b, value_of)));
+}
+
+TEST_CASE("Different source and target process counts, ranks outside a grid hold nothing", "[mpi][grid][subset]") {
+  mpi::communicator world;
+  using D = Dist<Cyclic<3>, Cyclic<2>>;
+  // Source on the first process only, target on all, and back; then the last process alone.
+  DistArray<double, D> one(world, {23, 17}, Grid{1, 1});
+  DistArray<double, D> all(world, {23, 17}, Grid{world.size(), 1}, {world.size() - 1, 0});
+  DistArray<double, D> last(world, {23, 17}, Grid{1, 1}.with_first(world.size() - 1), {}, Storage{column_major, 40});
+  CHECK((world.rank() == 0 || one.local().empty()));
+  fill_nd(one, value_of);
+  all = one;
+  bool ok = holds_nd(all, value_of);
+  last = all;
+  ok = ok && holds_nd(last, value_of);
+  if (world.rank() == world.size() - 1) CHECK(last.leading_dimension() == 40);
+  CHECK(all_ok(world, ok));
+}
+
+TEST_CASE("b = transpose(a) is the corner turn, fused with the redistribution", "[mpi][grid][transpose]") {
+  mpi::communicator world;
+  using Rows = Dist<Block, Collapsed>;
+  using Cols = Dist<Collapsed, Block>;
+  const index_t m = 13, n = 21;
+  DistArray<double, Rows> a(world, {m, n}, Grid{world.size(), 1});
+  DistArray<double, Cols> at(world, {n, m}, Grid{1, world.size()});
+  DistArray<double, Dist<Cyclic<2>, Cyclic<3>>> ac(world, {n, m}, Grid{1, world.size()}, {0, 0}, Storage{row_major, 0});
+  fill_nd(a, value_of);
+  auto transposed = [](const std::array<index_t, 2>& g) { return value_of({g[1], g[0]}); };
+  at = transpose(a);
+  bool ok = holds_nd(at, transposed);
+  redistribute(transpose(a), ac);
+  ok = ok && holds_nd(ac, transposed);
+  CHECK(all_ok(world, ok));
+  CHECK_THROWS_AS(a = transpose(a), redist::error);  // extents do not match (13 x 21 vs 21 x 13)
+}
+
+TEST_CASE("3-D arrays on 3-D grids", "[mpi][grid][3d]") {
+  mpi::communicator world;
+  const int p = world.size();
+  using A = Dist<Block, Cyclic<2>, Collapsed>;
+  using B = Dist<Cyclic<3>, Collapsed, Block>;
+  DistArray<double, A> a(world, {9, 10, 7}, Grid{1, p, 1});
+  DistArray<double, B> b(world, {9, 10, 7}, Grid{p, 1, 1}.with_order(column_major), {0, 0, 0}, Storage{row_major, 0});
+  fill_nd(a, value_of3);
+  b = a;
+  CHECK(all_ok(world, holds_nd(b, value_of3)));
+}
+
+TEST_CASE("Bad N-D arguments throw redist::error on every rank before data moves", "[mpi][grid][errors]") {
+  mpi::communicator world;
+  using D = Dist<Cyclic<2>, Cyclic<2>>;
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_WITH((DistArray<double, D>(world, {8, 8}, Grid{world.size() + 1, 1})), Contains("requires the grid to fit the communicator"));
+  CHECK_THROWS_WITH((DistArray<double, D>(world, {8, 8}, Grid{1, 1}, {1, 0})), Contains("offsets[0]"));
+  CHECK_THROWS_WITH((DistArray<double, Dist<Block, Collapsed>>(world, {8, 8}, Grid{1, 2})),
+                    Contains("grid extent 1"));
+  // Ranks that disagree on the extents.
+  if (world.size() > 1)
+    CHECK_THROWS_WITH((DistArray<double, D>(world, {8, world.rank() == 0 ? index_t{8} : index_t{9}}, Grid{1, 1})),
+                      Contains("same extents"));
+  DistArray<double, D> a(world, {8, 8}, Grid{world.size(), 1});
+  DistArray<double, D> b(world, {8, 9}, Grid{world.size(), 1});
+  fill_nd(b, value_of);
+  CHECK_THROWS_WITH(b = a, Contains("same extents"));
+  CHECK(all_ok(world, holds_nd(b, value_of)));  // b is untouched
+  CHECK_THROWS_WITH((DistArray<double, D>(world, {8, 8}, Grid{1, 1}, {0, 0}, Storage{column_major, 3})),
+                    Contains("storage.ld"));
+}

@@ -1,0 +1,172 @@
+// N-D layouts on process grids: the seed 003 examples, and virtual-rank property tests of random 2-D and 3-D redistributions against the brute-force oracle.
+#include <array>
+#include <random>
+#include <set>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <catch2/catch.hpp>
+
+#include <redist/dist/block.hpp>
+#include <redist/dist/collapsed.hpp>
+#include <redist/dist/cyclic.hpp>
+#include <redist/dist/dist.hpp>
+#include <redist/dist/gen_block.hpp>
+#include <redist/plan/grid.hpp>
+
+#include "../support/oracle_nd.hpp"
+#include "../support/random_dists.hpp"
+#include "../support/simulator.hpp"
+
+using namespace redist;
+namespace mp11 = boost::mp11;
+
+namespace {
+
+struct BuildGridPlan {
+  template <class From, class To>
+  GridPlan operator()(const From& from, const To& to, int rank) const {
+    return build_grid_plan(from, to, rank);
+  }
+};
+
+/// One random N-D layout: its Dist, spec for the oracle, and the bound mapping.
+template <class DistT, std::size_t N>
+struct Case {
+  DistT dist;
+  test::GridSpec<N> spec;
+  typename DistT::mapping mapping;
+  test::Layout layout;
+};
+
+template <class D>
+test::Layout oracle_1d(const D& d, index_t n, int p) {
+  return test::oracle(d, n, p);
+}
+
+template <class DistT, std::size_t N, std::size_t... I>
+Case<DistT, N> bind_case(const DistT& dist, const test::GridSpec<N>& s, std::index_sequence<I...>) {
+  DynamicGrid<N> g = std::apply([](auto... e) { return DynamicGrid<N>(e...); }, s.grid);
+  g = g.with_order(s.grid_order).with_first(s.first);
+  typename DistT::mapping m(dist, s.extents, g, s.offsets, Storage{s.storage, s.ld}, s.nprocs);
+  std::array<test::Layout, N> dims{oracle_1d(dist.template get<I>(), s.extents[I], s.grid[I])...};
+  return Case<DistT, N>{dist, s, m, test::oracle_nd(s, dims)};
+}
+
+template <class T>
+inline constexpr bool is_collapsed = std::is_same_v<T, Collapsed>;
+
+/// A random layout of type Dist<D...> on at most max_ranks ranks of a communicator of nprocs ranks.
+template <class... D>
+Case<Dist<D...>, sizeof...(D)> random_case(const std::array<index_t, sizeof...(D)>& extents, int nprocs,
+                                           std::mt19937_64& rng) {
+  constexpr std::size_t N = sizeof...(D);
+  test::GridSpec<N> s;
+  s.extents = extents;
+  s.nprocs = nprocs;
+  // Grid: random extents (1 for Collapsed dimensions) whose product fits the communicator.
+  constexpr std::array<bool, N> collapsed{is_collapsed<D>...};
+  int budget = nprocs;
+  for (std::size_t d = 0; d < N; ++d) {
+    s.grid[d] = collapsed[d] ? 1 : 1 + static_cast<int>(rng() % static_cast<unsigned>(std::min(budget, 8)));
+    budget /= s.grid[d];
+    if (budget == 0) budget = 1;
+  }
+  int size = 1;
+  for (int e : s.grid) size *= e;
+  if (size > nprocs) {
+    for (auto& e : s.grid) e = 1;
+    size = 1;
+  }
+  s.first = static_cast<int>(rng() % static_cast<unsigned>(nprocs - size + 1));
+  s.grid_order = rng() % 2 ? Order::row_major : Order::column_major;
+  s.storage = rng() % 3 == 0 ? Order::row_major : Order::column_major;
+  for (std::size_t d = 0; d < N; ++d) s.offsets[d] = static_cast<int>(rng() % static_cast<unsigned>(s.grid[d]));
+  // Per-dimension distributions sized for their grid extents.
+  const Dist<D...> dist = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return Dist<D...>{test::make_dist<D>(extents[I], s.grid[I], rng)...};
+  }(std::index_sequence_for<D...>{});
+  // A leading dimension with padding, at least the largest local extent of the fastest dimension.
+  if (rng() % 2) {
+    const std::size_t fast = s.storage == Order::column_major ? 0 : N - 1;
+    s.ld = extents[fast] + static_cast<index_t>(rng() % 3);
+  }
+  return bind_case(dist, s, std::index_sequence_for<D...>{});
+}
+
+template <class A, class B>
+void check_pair(const A& a, const B& b) {
+  const auto res = test::simulate(a.mapping, b.mapping, a.layout, b.layout, {}, BuildGridPlan{});
+  INFO(res.failure);
+  REQUIRE(res.ok);
+}
+
+}  // namespace
+
+TEST_CASE("Seed 003 Fig. 10: (BLOCK, BLOCK) on 2x4 -> 4x2, COM = COM1 AND COM2", "[grid][seed003]") {
+  // COM[4 i1 + i2, 2 j1 + j2] = COM1[i1, j1] && COM2[i2, j2]: dimension 1 goes from 2 to 4 blocks
+  // (source block i1 covers target blocks 2 i1, 2 i1 + 1), dimension 2 from 4 to 2 (source
+  // blocks 2 j2, 2 j2 + 1 make target block j2). Grids number ranks row-major, as the paper does.
+  using D = Dist<Block, Block>;
+  const D::mapping from(D{}, {16, 16}, Grid{2, 4}, {0, 0}, Storage{}, 8);
+  const D::mapping to(D{}, {16, 16}, Grid{4, 2}, {0, 0}, Storage{}, 8);
+  for (int i = 0; i < 8; ++i) {
+    const int i1 = i / 4, i2 = i % 4;
+    const GridPlan p = build_grid_plan(from, to, i);
+    std::set<int> targets;
+    for (const Message& m : p.sends) targets.insert(m.peer);
+    if (p.local.size > 0) targets.insert(i);
+    std::set<int> expected;
+    for (int j1 = 0; j1 < 4; ++j1)
+      for (int j2 = 0; j2 < 2; ++j2)
+        if (j1 / 2 == i1 && i2 / 2 == j2) expected.insert(2 * j1 + j2);
+    CHECK(targets == expected);
+    // Each message is a 4 x 4 block: rows j1's 4 rows, columns i2's 4 columns.
+    for (const Message& m : p.sends) CHECK(m.size == 16);
+  }
+  const test::Layout a = bind_case(D{}, test::GridSpec<2>{{16, 16}, {2, 4}, Order::row_major, 0, {0, 0}, Order::column_major, 0, 8},
+                             std::index_sequence<0, 1>{}).layout;
+  const test::Layout b = bind_case(D{}, test::GridSpec<2>{{16, 16}, {4, 2}, Order::row_major, 0, {0, 0}, Order::column_major, 0, 8},
+                             std::index_sequence<0, 1>{}).layout;
+  const auto res = test::simulate(from, to, a, b, {}, BuildGridPlan{});
+  INFO(res.failure);
+  CHECK(res.ok);
+  CHECK(res.messages == 12);  // 8 sources x 2 targets, 4 of them local (i == 2 j1 + j2 for i = 0, 3, 4, 7)
+}
+
+TEST_CASE("Seed 003 Fig. 3: (BLOCK, *) on 4x1 -> (BLOCK, BLOCK) on 2x2", "[grid][seed003]") {
+  // Source P_i owns rows [4i, 4i+4) of a 16 x 16 array; target (j1, j2) owns rows [8 j1, 8 j1 + 8)
+  // and columns [8 j2, 8 j2 + 8): P_i sends to (i / 2, 0) and (i / 2, 1), 4 x 8 each.
+  using S = Dist<Block, Collapsed>;
+  using T = Dist<Block, Block>;
+  const S::mapping from(S{}, {16, 16}, Grid{4, 1}, {0, 0}, Storage{}, 4);
+  const T::mapping to(T{}, {16, 16}, Grid{2, 2}, {0, 0}, Storage{}, 4);
+  for (int i = 0; i < 4; ++i) {
+    const GridPlan p = build_grid_plan(from, to, i);
+    std::map<int, index_t> got;
+    for (const Message& m : p.sends) got[m.peer] = m.size;
+    if (p.local.size > 0) got[i] = p.local.size;
+    CHECK(got == std::map<int, index_t>{{2 * (i / 2), 32}, {2 * (i / 2) + 1, 32}});
+  }
+}
+
+using Dists2D = mp11::mp_list<Dist<Cyclic<>, Cyclic<>>, Dist<Block, GenBlock>, Dist<GenBlock, Cyclic<>>,
+                              Dist<Block, Collapsed>, Dist<Collapsed, Cyclic<>>>;
+using Pairs2D = mp11::mp_product<mp11::mp_list, Dists2D, Dists2D>;
+
+TEMPLATE_LIST_TEST_CASE("Random 2-D redistributions are exact in the virtual-rank simulation", "[grid][simulate][2d]",
+                        Pairs2D) {
+  using A = mp11::mp_first<TestType>;
+  using B = mp11::mp_second<TestType>;
+  std::mt19937_64 rng(2024);
+  for (int t = 0; t < 10; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 64);
+    const std::array<index_t, 2> ext{static_cast<index_t>(rng() % 40), static_cast<index_t>(rng() % 40)};
+    auto a = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<A, mp11::mp_list>*>(nullptr));
+    auto b = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
+    INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x " << ext[1]);
+    check_pair(a, b);
+  }
+}
