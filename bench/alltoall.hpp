@@ -32,10 +32,10 @@ inline int checked_int(index_t v, const char* what) {
 /// The one-collective reference (issue 7's lower bound). The plan's runs per peer are computed once; a
 /// call is one pass of packing into one buffer, one MPI_Alltoallv of bytes, one pass of
 /// unpacking, and the local runs copied straight from src to dst.
-template <class T>
+template <class T, class PlanT = Plan>
 class AlltoallvExchange {
  public:
-  explicit AlltoallvExchange(Plan plan) : plan_{std::move(plan)} {
+  explicit AlltoallvExchange(PlanT plan) : plan_{std::move(plan)} {
     const auto nprocs = static_cast<std::size_t>(plan_.nprocs);
     scount_.assign(nprocs, 0);
     rcount_.assign(nprocs, 0);
@@ -57,7 +57,7 @@ class AlltoallvExchange {
     rbuf_.reset(new T[rsize_]);
   }
 
-  const Plan& plan() const noexcept { return plan_; }
+  const PlanT& plan() const noexcept { return plan_; }
   /// The send and receive buffers, in bytes.
   std::size_t scratch_bytes() const noexcept { return (ssize_ + rsize_) * sizeof(T); }
 
@@ -77,20 +77,21 @@ class AlltoallvExchange {
   }
 
  private:
-  Plan plan_;
+  PlanT plan_;
   std::vector<int> scount_, sdispl_, rcount_, rdispl_;
   std::size_t ssize_ = 0, rsize_ = 0;
   std::unique_ptr<T[]> sbuf_, rbuf_;
 };
 
 /// MPI derived datatypes in place of packing: per peer, one struct of hvectors (one hvector per
-/// run: count pieces of len elements, stride apart) on each side, built once; a call is one
-/// MPI_Alltoallw straight from the source array into the destination array, the local runs
-/// included (MPI copies them).
+/// run: count pieces of len elements, stride apart; nested hvectors per loop of an N-D section)
+/// on each side, built once; a call is one MPI_Alltoallw straight from the source array into the
+/// destination array, the local runs included (MPI copies them).
 template <class T>
 class AlltoallwExchange {
  public:
-  explicit AlltoallwExchange(const Plan& plan) {
+  template <class R>
+  explicit AlltoallwExchange(const BasicPlan<R>& plan) {
     const auto nprocs = static_cast<std::size_t>(plan.nprocs);
     count_.assign(nprocs, 0);
     displ_.assign(nprocs, 0);
@@ -122,20 +123,46 @@ class AlltoallwExchange {
  private:
   enum class side { src, dst };
 
-  /// counts[peer] = 1 and types[peer] = the runs' pieces on one side, as one committed datatype.
-  static void set(std::vector<int>& counts, std::vector<MPI_Datatype>& types, int peer, std::span<const Run> runs,
-                  side where) {
+  /// The datatype of one run's pieces on one side.
+  static MPI_Datatype type_of(const Run& r, side where, MPI_Aint& offset) {
     const MPI_Datatype element = boost::mpi::get_mpi_datatype<T>(T{});
+    const index_t start = where == side::src ? r.src : r.dst;
+    const index_t stride = where == side::src ? r.src_stride : r.dst_stride;
+    MPI_Datatype v = MPI_DATATYPE_NULL;
+    MPI_Type_create_hvector(detail::checked_int(r.count, "pieces of one run"), detail::checked_int(r.len, "run length"),
+                            static_cast<MPI_Aint>(stride * index_t{sizeof(T)}), element, &v);
+    offset = static_cast<MPI_Aint>(start * index_t{sizeof(T)});
+    return v;
+  }
+  /// The datatype of one section's elements on one side: one hvector per loop, innermost first.
+  static MPI_Datatype type_of(const Section& s, side where, MPI_Aint& offset) {
+    MPI_Datatype t = boost::mpi::get_mpi_datatype<T>(T{});
+    bool owned = false;
+    for (std::size_t k = 0; k < s.depth; ++k) {
+      const Loop& l = s.loops[k];
+      MPI_Datatype v = MPI_DATATYPE_NULL;
+      MPI_Type_create_hvector(detail::checked_int(l.count, "iterations of one loop"), 1,
+                              static_cast<MPI_Aint>((where == side::src ? l.src_stride : l.dst_stride) * index_t{sizeof(T)}),
+                              t, &v);
+      if (owned) MPI_Type_free(&t);
+      t = v;
+      owned = true;
+    }
+    if (!owned) MPI_Type_contiguous(1, t, &t);
+    offset = static_cast<MPI_Aint>((where == side::src ? s.src : s.dst) * index_t{sizeof(T)});
+    return t;
+  }
+
+  /// counts[peer] = 1 and types[peer] = the runs' pieces on one side, as one committed datatype.
+  template <class R>
+  static void set(std::vector<int>& counts, std::vector<MPI_Datatype>& types, int peer, std::span<const R> runs,
+                  side where) {
     std::vector<MPI_Datatype> pieces;
     std::vector<MPI_Aint> offsets;
-    for (const Run& r : runs) {
-      const index_t start = where == side::src ? r.src : r.dst;
-      const index_t stride = where == side::src ? r.src_stride : r.dst_stride;
-      MPI_Datatype v = MPI_DATATYPE_NULL;
-      MPI_Type_create_hvector(detail::checked_int(r.count, "pieces of one run"), detail::checked_int(r.len, "run length"),
-                              static_cast<MPI_Aint>(stride * index_t{sizeof(T)}), element, &v);
-      pieces.push_back(v);
-      offsets.push_back(static_cast<MPI_Aint>(start * index_t{sizeof(T)}));
+    for (const R& r : runs) {
+      MPI_Aint off = 0;
+      pieces.push_back(type_of(r, where, off));
+      offsets.push_back(off);
     }
     const std::vector<int> ones(pieces.size(), 1);
     MPI_Datatype t = MPI_DATATYPE_NULL;

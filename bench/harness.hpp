@@ -25,13 +25,49 @@ inline double value_of(index_t g) noexcept { return 1.0 + 0.25 * static_cast<dou
 /// What a destination holds before the warm-up: a value f never takes.
 inline constexpr double cleared_value = -1.0;
 
-/// True when every local element l of a holds value_of(a.global_index(l)) (this rank only).
+/// Linear id of an N-D global multi-index (column-major over the extents): the value_of argument of N-D arrays.
+template <class E>
+index_t global_id(const E& g, const E& extents) noexcept {
+  index_t id = 0;
+  for (std::size_t d = g.size(); d-- > 0;) id = id * extents[d] + g[d];
+  return id;
+}
+
+/// Calls f(local multi-index, offset in local()) for every local element of the N-D array a.
+template <class A, class F>
+void for_each_local_nd(const A& a, F&& f) {
+  const auto e = a.local_extents();
+  for (index_t x : e)
+    if (x == 0) return;
+  const auto s = a.local_strides();
+  auto l = e;
+  for (auto& x : l) x = 0;
+  while (true) {
+    index_t off = 0;
+    for (std::size_t d = 0; d < l.size(); ++d) off += l[d] * s[d];
+    f(l, off);
+    std::size_t d = 0;
+    while (d < l.size() && ++l[d] == e[d]) l[d++] = 0;
+    if (d == l.size()) return;
+  }
+}
+
+/// True when every local element of a holds value_of(its global index) (this rank only); for
+/// N-D arrays, of the linear id of its global multi-index.
 template <class A>
 bool holds_values(const A& a) {
   const auto local = a.local();
-  for (index_t l = 0; l < a.local_size(); ++l)
-    if (local[l] != value_of(a.global_index(l))) return false;
-  return true;
+  if constexpr (requires { a.local_extents(); }) {
+    bool ok = true;
+    for_each_local_nd(a, [&](const auto& l, index_t off) {
+      ok = ok && local[off] == value_of(global_id(a.global_index(l), a.extents()));
+    });
+    return ok;
+  } else {
+    for (index_t l = 0; l < a.local_size(); ++l)
+      if (local[l] != value_of(a.global_index(l))) return false;
+    return true;
+  }
 }
 
 /// What one call of a method costs on this rank; the harness reduces it over ranks.

@@ -32,7 +32,8 @@ struct Layouts1d {
 };
 
 /// The traffic of a plan: what its rank sends to other ranks, elements of `bytes_per_element`.
-inline Cost traffic(const Plan& plan, std::int64_t bytes_per_element) {
+template <class R>
+Cost traffic(const BasicPlan<R>& plan, std::int64_t bytes_per_element) {
   Cost c;
   c.bytes_sent = plan.elements_sent() * bytes_per_element;
   c.messages = static_cast<std::int64_t>(plan.sends.size());
@@ -45,7 +46,7 @@ inline Cost traffic(const Plan& plan, std::int64_t bytes_per_element) {
 template <class R>
 Cost redistribution_cost(const R& r, std::int64_t bytes_per_element) {
   Cost c;
-  auto add = [&](const Plan& plan) {
+  auto add = [&](const auto& plan) {
     const Cost t = traffic(plan, bytes_per_element);
     c.bytes_sent += t.bytes_sent;
     c.messages += t.messages;
@@ -67,7 +68,7 @@ Cost redistribution_cost(const R& r, std::int64_t bytes_per_element) {
 /// The general plan of a -> b (LDD intersection, all messages in one step): the run lists the
 /// baselines move and count, whatever plan schedule::automatic would choose.
 template <class A, class B>
-Plan general_plan(const A& a, const B& b) {
+auto general_plan(const A& a, const B& b) {
   return redist::make_plan(a, b, schedule::all_at_once).plan();
 }
 
@@ -132,7 +133,7 @@ class AlltoallvMethod final : public IntoArray<A, B> {
   }
 
  private:
-  std::optional<AlltoallvExchange<typename A::value_type>> exchange_;
+  std::optional<AlltoallvExchange<typename A::value_type, decltype(general_plan(std::declval<const A&>(), std::declval<const B&>()))>> exchange_;
 };
 
 /// MPI_Alltoallw with derived datatypes, no packing by us (see AlltoallwExchange).
@@ -153,7 +154,7 @@ class AlltoallwMethod final : public IntoArray<A, B> {
   }
 
  private:
-  Plan plan_;
+  decltype(general_plan(std::declval<const A&>(), std::declval<const B&>())) plan_;
   std::optional<AlltoallwExchange<typename A::value_type>> exchange_;
 };
 

@@ -2,6 +2,7 @@
 // table of cases, verifies every method element by element, and writes one CSV row per
 // (case, method). `redist-bench --list`; `redist-bench --all --reps 10 --csv results.csv`.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -21,6 +23,7 @@
 
 #include "harness.hpp"
 #include "methods.hpp"
+#include "methods_nd.hpp"
 
 namespace mpi = boost::mpi;
 using redist::index_t;
@@ -30,11 +33,18 @@ namespace {
 
 /// One benchmark case: a source and a destination layout of n doubles. `run` fills the source
 /// with f(global index) and measures the methods that apply.
+/// The sizes of the cases: n elements for 1-D, matrix × matrix for 2-D, cube³ for 3-D.
+struct Sizes {
+  index_t n = index_t{1} << 24;
+  index_t matrix = 8192;
+  index_t cube = 512;
+};
+
 struct Case {
   std::string name;
   std::string description;
   std::function<std::vector<std::string>()> method_names;
-  std::function<std::vector<Row>(Harness&, index_t n, const BlacsGrids&)> run;
+  std::function<std::vector<Row>(Harness&, const Sizes&, const BlacsGrids&, BlacsContexts&)> run;
 };
 
 /// A 1-D case: make_src(n, P) -> the source distribution, make_dst(n, P) -> the destination's.
@@ -48,12 +58,52 @@ Case case_1d(std::string name, std::string description, MakeSrc make_src, MakeDs
     for (const MethodEntry& e : methods_1d<double, DS, DD>(nullptr)) names.push_back(e.name);
     return names;
   };
-  c.run = [name, make_src, make_dst](Harness& h, index_t n, const BlacsGrids& grids) {
+  c.run = [name, make_src, make_dst](Harness& h, const Sizes& sizes, const BlacsGrids& grids, BlacsContexts&) {
+    const index_t n = sizes.n;
     const int nprocs = h.comm().size();
     redist::DistArray<double, DS> a(h.comm(), n, make_src(n, nprocs));
     for (index_t l = 0; l < a.local_size(); ++l) a.local()[l] = value_of(a.global_index(l));
     const Layouts1d<double, DS, DD> layouts{&a, make_dst(n, nprocs), &grids};
     return h.measure(name, n, methods_1d(&layouts));
+  };
+  return c;
+}
+
+/// A grid shape for P processes: the process count split as rows × columns.
+using Shape = std::array<int, 2>;
+/// The most square shape r × c = P with r <= c (2 × 2 for 4 processes).
+Shape square(int p) {
+  int r = 1;
+  for (int i = 1; i * i <= p; ++i)
+    if (p % i == 0) r = i;
+  return {r, p / r};
+}
+
+/// An N-D case: arrays of extents(sizes) with the layouts make_src(P) and make_dst(P), each a
+/// tuple (dist, grid) of Dist<...> and Grid.
+template <class DS, class DD, class Extents, class MakeSrc, class MakeDst>
+Case case_nd(std::string name, std::string description, Extents extents, MakeSrc make_src, MakeDst make_dst) {
+  Case c{name, std::move(description), {}, {}};
+  c.method_names = [] {
+    std::vector<std::string> names;
+    for (const MethodEntry& e : methods_nd<double, DS, DD>(nullptr)) names.push_back(e.name);
+    return names;
+  };
+  c.run = [name, extents, make_src, make_dst](Harness& h, const Sizes& sizes, const BlacsGrids& grids,
+                                              BlacsContexts& contexts) {
+    const int nprocs = h.comm().size();
+    const auto ext = extents(sizes);
+    const auto [ds, gs] = make_src(nprocs);
+    redist::DistArray<double, DS> a(h.comm(), ext, ds, gs);
+    for_each_local_nd(a, [&](const auto& l, index_t off) { a.local()[off] = value_of(global_id(a.global_index(l), ext)); });
+    const LayoutsNd<double, DS, DD> layouts{&a, [&h, ext, make_dst, nprocs] {
+                                              const auto [dd, gd] = make_dst(nprocs);
+                                              return redist::DistArray<double, DD>(h.comm(), ext, dd, gd);
+                                            },
+                                            &contexts, &grids};
+    index_t elements = 1;
+    for (index_t e : ext) elements *= e;
+    return h.measure(name, elements, methods_nd(&layouts));
   };
   return c;
 }
@@ -92,7 +142,13 @@ auto uneven() {
 }
 
 using redist::Block;
+using redist::Collapsed;
 using redist::Cyclic;
+using redist::Dist;
+using redist::Grid;
+
+std::array<index_t, 2> matrix(const Sizes& s) { return {s.matrix, s.matrix}; }
+std::array<index_t, 3> cube(const Sizes& s) { return {s.cube, s.cube, s.cube}; }
 
 /// The cases (1-D, meant for 4 ranks). Append a line to add one.
 std::vector<Case> make_cases() {
@@ -103,6 +159,22 @@ std::vector<Case> make_cases() {
       case_1d("cyc4_cyc124", "Cyclic<4> -> Cyclic<124> (K = 31)", fixed<Cyclic<4>>(), fixed<Cyclic<124>>()),
       case_1d("block_cyc1", "Block -> Cyclic<1>", fixed<Block>(), fixed<Cyclic<1>>()),
       case_1d("genblock_uneven", "GenBlock (uneven, seed 1) -> GenBlock (uneven, seed 2)", uneven<1>(), uneven<2>()),
+      case_nd<Dist<Cyclic<64>, Cyclic<64>>, Dist<Cyclic<100>, Cyclic<100>>>(
+          "mat_b64_b100", "matrix, 2x2 grid 64x64 blocks -> 4x1 grid 100x100 blocks", matrix,
+          [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<64>, Cyclic<64>>{}, Grid{s[0], s[1]}}; },
+          [](int p) { return std::tuple{Dist<Cyclic<100>, Cyclic<100>>{}, Grid{p, 1}}; }),
+      case_nd<Dist<Cyclic<32>, Cyclic<32>>, Dist<Cyclic<128>, Cyclic<128>>>(
+          "mat_b32_b128", "matrix, 2x2 grid 32x32 blocks -> 2x2 grid 128x128 blocks", matrix,
+          [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<32>, Cyclic<32>>{}, Grid{s[0], s[1]}}; },
+          [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<128>, Cyclic<128>>{}, Grid{s[0], s[1]}}; }),
+      case_nd<Dist<Block, Collapsed>, Dist<Collapsed, Block>>(
+          "corner_turn", "matrix, row blocks on 4x1 -> column blocks on 1x4", matrix,
+          [](int p) { return std::tuple{Dist<Block, Collapsed>{}, Grid{p, 1}}; },
+          [](int p) { return std::tuple{Dist<Collapsed, Block>{}, Grid{1, p}}; }),
+      case_nd<Dist<Cyclic<64>, Collapsed, Block>, Dist<Block, Collapsed, Cyclic<8>>>(
+          "cube_3d", "3-D cube, (CYCLIC(64), *, BLOCK) on 2x1x2 -> (BLOCK, *, CYCLIC(8)) on 4x1x1", cube,
+          [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<64>, Collapsed, Block>{}, Grid{s[0], 1, s[1]}}; },
+          [](int p) { return std::tuple{Dist<Block, Collapsed, Cyclic<8>>{}, Grid{p, 1, 1}}; }),
   };
 }
 
@@ -112,18 +184,20 @@ struct Options {
   std::vector<std::string> cases;
   std::vector<std::string> methods;
   int reps = 10;
-  index_t n = index_t{1} << 24;
+  Sizes sizes;
   std::string csv;
 };
 
 constexpr const char* usage =
     "usage: redist-bench (--list | --all | --case NAME [--case NAME ...]) [--methods M1,M2,...]\n"
-    "                    [--reps R] [--n N] [--csv FILE]\n"
+    "                    [--reps R] [--n N] [--matrix M] [--cube C] [--csv FILE]\n"
     "  --list          print the cases and their methods\n"
     "  --all           run every case; --case NAME runs one (repeatable)\n"
     "  --methods       comma-separated methods (default: every one that applies)\n"
     "  --reps R        timed repetitions after one warm-up (default 10)\n"
-    "  --n N           elements (default 2^24 doubles)\n"
+    "  --n N           elements of the 1-D cases (default 2^24 doubles)\n"
+    "  --matrix M      extent of the 2-D cases, M x M (default 8192)\n"
+    "  --cube C        extent of the 3-D case, C x C x C (default 512)\n"
     "  --csv FILE      write the rows to FILE (default: standard output)\n";
 
 /// The options, or a message saying what is wrong with them.
@@ -151,7 +225,11 @@ std::string parse(int argc, char* argv[], Options& o) {
     } else if (arg == "--reps") {
       if (!value(v) || (o.reps = std::atoi(v.c_str())) < 1) return "--reps needs a number >= 1";
     } else if (arg == "--n") {
-      if (!value(v) || (o.n = std::atoll(v.c_str())) < 1) return "--n needs a number >= 1";
+      if (!value(v) || (o.sizes.n = std::atoll(v.c_str())) < 1) return "--n needs a number >= 1";
+    } else if (arg == "--matrix") {
+      if (!value(v) || (o.sizes.matrix = std::atoll(v.c_str())) < 1) return "--matrix needs a number >= 1";
+    } else if (arg == "--cube") {
+      if (!value(v) || (o.sizes.cube = std::atoll(v.c_str())) < 1) return "--cube needs a number >= 1";
     } else if (arg == "--csv") {
       if (!value(v)) return "--csv needs a file name";
       o.csv = v;
@@ -200,15 +278,19 @@ int run(const mpi::communicator& world, const Options& o) {
   }
   if (root) {
     std::fprintf(csv, "%s\n", csv_header);
-    std::fprintf(stderr, "redist-bench: n = %lld doubles on %d processes, %d repetitions after one warm-up\n",
-                 static_cast<long long>(o.n), world.size(), o.reps);
+    std::fprintf(stderr,
+                 "redist-bench: n = %lld (1-D), %lld^2 (2-D), %lld^3 (3-D) doubles on %d processes, %d repetitions "
+                 "after one warm-up\n",
+                 static_cast<long long>(o.sizes.n), static_cast<long long>(o.sizes.matrix),
+                 static_cast<long long>(o.sizes.cube), world.size(), o.reps);
   }
 
   const BlacsGrids grids;
+  BlacsContexts contexts;
   Harness harness(world, o.reps, o.methods);
   bool all_ok = true;
   for (const Case* c : selected) {
-    for (const Row& r : c->run(harness, o.n, grids)) {
+    for (const Row& r : c->run(harness, o.sizes, grids, contexts)) {
       all_ok = all_ok && r.ok;
       if (!root) continue;
       write_csv_row(csv, r);

@@ -13,6 +13,10 @@
 #include <redist/schedule/basic_cycle.hpp>
 #include <redist/schedule/gen_block.hpp>
 #include <redist/schedule/multiphase.hpp>
+#include <redist/plan/grid.hpp>
+#include <redist/plan/transfers.hpp>
+#include <redist/schedule/caterpillar.hpp>
+#include <redist/schedule/relative_group.hpp>
 #include <redist/schedule/schedule.hpp>
 
 namespace redist::bench {
@@ -51,6 +55,8 @@ struct NamedSchedule {
 /// plan_with for the pair or make_plan throws redist::error.
 inline const auto schedules = std::tuple{
     NamedSchedule<schedule::all_at_once_t>{"all_at_once", schedule::all_at_once},
+    NamedSchedule<schedule::caterpillar_t>{"caterpillar", schedule::caterpillar},
+    NamedSchedule<schedule::relative_group_t>{"relative_group", schedule::relative_group},
     NamedSchedule<schedule::bcc_t, CyclicToCyclic>{"bcc", schedule::bcc},
     NamedSchedule<schedule::bcc_contention_free_t, CyclicToCyclic>{"bcc_contention_free", schedule::bcc_contention_free},
     NamedSchedule<schedule::multiphase_t, CyclicToCyclic>{"multiphase", schedule::multiphase},

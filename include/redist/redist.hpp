@@ -32,6 +32,7 @@
 #include <redist/plan/gen_block.hpp>
 #include <redist/plan/grid.hpp>
 #include <redist/plan/scheduled.hpp>
+#include <redist/plan/transfers.hpp>
 #include <redist/runtime/pack.hpp>
 #include <redist/runtime/pack_cycles.hpp>
 #include <redist/runtime/scratch.hpp>

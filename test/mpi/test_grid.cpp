@@ -140,3 +140,27 @@ TEST_CASE("Bad N-D arguments throw redist::error on every rank before data moves
   CHECK_THROWS_WITH((DistArray<double, D>(world, {8, 8}, Grid{1, 1}, {0, 0}, Storage{column_major, 3})),
                     Contains("storage.ld"));
 }
+
+TEST_CASE("N-D redistribution under every schedule, and pipelined under a scratch budget", "[mpi][grid][schedule]") {
+  mpi::communicator world;
+  using A = Dist<Cyclic<3>, Cyclic<2>>;
+  using B = Dist<Cyclic<5>, Block>;
+  const int p = world.size();
+  DistArray<double, A> a(world, {41, 23}, Grid{p, 1});
+  DistArray<double, B> b(world, {41, 23}, Grid{1, p}.with_order(column_major), {0, p - 1});
+  fill_nd(a, value_of);
+  bool ok = true;
+  auto check = [&](auto policy, const options& opts) {
+    fill_nd(b, [](const auto&) { return -1.0; });
+    redistribute(a, b, policy, opts);
+    ok = ok && holds_nd(b, value_of);
+  };
+  check(schedule::all_at_once, default_options());
+  check(schedule::caterpillar, default_options());
+  check(schedule::relative_group, default_options());
+  options tight = default_options();
+  tight.max_scratch_bytes = 24 * sizeof(double);  // pieces of a few elements per message
+  check(schedule::automatic, tight);
+  check(schedule::relative_group, tight);
+  CHECK(all_ok(world, ok));
+}

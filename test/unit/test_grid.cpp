@@ -1,6 +1,7 @@
 // N-D layouts on process grids: the seed 003 examples, and virtual-rank property tests of random 2-D and 3-D redistributions against the brute-force oracle.
 #include <array>
 #include <random>
+#include <map>
 #include <set>
 
 #include <boost/mp11/algorithm.hpp>
@@ -13,6 +14,7 @@
 #include <redist/dist/dist.hpp>
 #include <redist/dist/gen_block.hpp>
 #include <redist/plan/grid.hpp>
+#include <redist/plan/transfers.hpp>
 
 #include "../support/oracle_nd.hpp"
 #include "../support/random_dists.hpp"
@@ -168,5 +170,115 @@ TEMPLATE_LIST_TEST_CASE("Random 2-D redistributions are exact in the virtual-ran
         static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
     INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x " << ext[1]);
     check_pair(a, b);
+  }
+}
+
+namespace {
+template <class Policy>
+struct PlanUnder {
+  template <class From, class To>
+  auto operator()(const From& from, const To& to, int rank) const {
+    return plan_with(from, to, rank, Policy{});
+  }
+};
+}  // namespace
+
+TEST_CASE("N-D plans under caterpillar and relative-group schedules are contention-free and exact", "[grid][schedule]") {
+  std::mt19937_64 rng(77);
+  const test::SimChecks strict{true, true};
+  for (int t = 0; t < 40; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 24);
+    const std::array<index_t, 2> ext{static_cast<index_t>(1 + rng() % 30), static_cast<index_t>(1 + rng() % 30)};
+    auto a = random_case<Cyclic<>, Cyclic<>>(ext, nprocs, rng);
+    auto b = random_case<Block, GenBlock>(ext, nprocs, rng);
+    INFO("trial " << t << ", P = " << nprocs);
+    const auto cat = test::simulate(a.mapping, b.mapping, a.layout, b.layout, strict, PlanUnder<schedule::caterpillar_t>{});
+    INFO(cat.failure);
+    REQUIRE(cat.ok);
+    CHECK(cat.max_steps <= static_cast<std::size_t>(nprocs));
+    const auto rg = test::simulate(a.mapping, b.mapping, a.layout, b.layout, strict, PlanUnder<schedule::relative_group_t>{});
+    INFO(rg.failure);
+    REQUIRE(rg.ok);
+    const auto transfers = grid_transfers(a.mapping, b.mapping);
+    CHECK(rg.max_steps == static_cast<std::size_t>(schedule::max_degree(transfers, nprocs)));
+  }
+}
+
+TEST_CASE("grid_transfers is the communication table of the plans", "[grid][schedule]") {
+  std::mt19937_64 rng(78);
+  for (int t = 0; t < 20; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 16);
+    const std::array<index_t, 2> ext{static_cast<index_t>(rng() % 25), static_cast<index_t>(rng() % 25)};
+    auto a = random_case<GenBlock, Cyclic<>>(ext, nprocs, rng);
+    auto b = random_case<Cyclic<>, Collapsed>(ext, nprocs, rng);
+    std::map<std::pair<int, int>, index_t> from_plans, from_table;
+    for (int r = 0; r < nprocs; ++r) {
+      const GridPlan p = build_grid_plan(a.mapping, b.mapping, r);
+      for (const Message& m : p.sends) from_plans[{r, m.peer}] = m.size;
+      if (p.local.size > 0) from_plans[{r, r}] = p.local.size;
+    }
+    for (const auto& tr : grid_transfers(a.mapping, b.mapping)) from_table[{tr.sender, tr.receiver}] = tr.size;
+    CHECK(from_plans == from_table);
+  }
+}
+
+TEST_CASE("1-D general plans under caterpillar and relative-group schedules", "[schedule][1d]") {
+  std::mt19937_64 rng(79);
+  const test::SimChecks strict{true, true};
+  for (int t = 0; t < 30; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 40);
+    const index_t n = static_cast<index_t>(rng() % 3000);
+    const Cyclic<> df(test::random_block(n, rng));
+    const GenBlock dt(test::random_parts(n, nprocs, rng));
+    const Cyclic<>::mapping mf(df, n, nprocs);
+    const GenBlock::mapping mt(dt, n, nprocs);
+    const auto of = test::oracle(df, n, nprocs), ot = test::oracle(dt, n, nprocs);
+    const auto cat = test::simulate(mf, mt, of, ot, strict, PlanUnder<schedule::caterpillar_t>{});
+    INFO(cat.failure);
+    REQUIRE(cat.ok);
+    const auto rg = test::simulate(mf, mt, of, ot, strict, PlanUnder<schedule::relative_group_t>{});
+    INFO(rg.failure);
+    REQUIRE(rg.ok);
+    CHECK(rg.max_steps == static_cast<std::size_t>(schedule::max_degree(transfers(mf, mt), nprocs)));
+  }
+}
+
+using Dists3D = mp11::mp_list<Dist<Cyclic<>, Block, Cyclic<>>, Dist<Collapsed, Cyclic<>, GenBlock>,
+                              Dist<Block, Collapsed, Cyclic<>>>;
+using Pairs3D = mp11::mp_product<mp11::mp_list, Dists3D, Dists3D>;
+
+TEMPLATE_LIST_TEST_CASE("Random 3-D redistributions are exact in the virtual-rank simulation", "[grid][simulate][3d]",
+                        Pairs3D) {
+  using A = mp11::mp_first<TestType>;
+  using B = mp11::mp_second<TestType>;
+  std::mt19937_64 rng(3003);
+  for (int t = 0; t < 8; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 64);
+    const std::array<index_t, 3> ext{static_cast<index_t>(rng() % 14), static_cast<index_t>(rng() % 14),
+                                     static_cast<index_t>(rng() % 14)};
+    auto a = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<A, mp11::mp_list>*>(nullptr));
+    auto b = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
+    INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x " << ext[1] << " x " << ext[2]);
+    check_pair(a, b);
+  }
+}
+
+TEST_CASE("Transposed layouts are exact in the virtual-rank simulation", "[grid][simulate][transpose]") {
+  std::mt19937_64 rng(4004);
+  for (int t = 0; t < 30; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 20);
+    const std::array<index_t, 2> ext{static_cast<index_t>(rng() % 30), static_cast<index_t>(rng() % 30)};
+    auto a = random_case<Cyclic<>, GenBlock>(ext, nprocs, rng);
+    auto b = random_case<Block, Cyclic<>>({ext[1], ext[0]}, nprocs, rng);
+    // a's element (i, j) is b's (j, i): relabel a's layout with b's global ids.
+    test::Layout at = a.layout;
+    for (auto& ids : at.globals)
+      for (index_t& id : ids)
+        if (id >= 0) id = (id / ext[0]) + ext[1] * (id % ext[0]);
+    const auto res = test::simulate(Transposed<decltype(a.mapping)>{a.mapping}, b.mapping, at, b.layout, {}, BuildGridPlan{});
+    INFO(res.failure);
+    REQUIRE(res.ok);
   }
 }

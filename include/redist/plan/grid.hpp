@@ -13,7 +13,11 @@
 #include <redist/index/grid.hpp>
 #include <redist/index/intersect.hpp>
 #include <redist/plan/plan.hpp>
+#include <redist/plan/scheduled.hpp>
+#include <redist/schedule/caterpillar.hpp>
+#include <redist/schedule/relative_group.hpp>
 #include <redist/schedule/schedule.hpp>
+#include <redist/schedule/transfer.hpp>
 
 namespace redist {
 
@@ -33,6 +37,7 @@ concept GridLayout = requires(const M& m, int r, std::size_t d) {
 /// (i, j) is a's element (j, i), stored where a stores it.
 template <class M>
 struct Transposed {
+  using base_type = M;
   M base;
   static constexpr std::size_t rank() noexcept { return M::rank(); }
   friend bool operator==(const Transposed&, const Transposed&) = default;
@@ -177,21 +182,80 @@ GridPlan build_grid_plan(const From& from_view, const To& to, int rank) {
   return plan;
 }
 
-template <GridLayout From, GridLayout To>
+namespace detail {
+template <class M>
+inline constexpr bool is_transposed = false;
+template <class M>
+inline constexpr bool is_transposed<Transposed<M>> = true;
+}  // namespace detail
+
+/// A source layout of an N-D redistribution: a grid layout or a transposed one.
+template <class M>
+concept GridSource = GridLayout<M> || (detail::is_transposed<M> && GridLayout<typename M::base_type>);
+
+/// Every message of the redistribution from -> to, of every rank (seed 003's communication
+/// table COM with sizes, local copies included), computed without communication: the size of
+/// the (s, r) message is the product over dimensions of the 1-D intersection sizes, so the cost
+/// is O(Σ_d Ps_d · Pt_d · period + Ps · Pt).
+template <GridSource From, GridLayout To>
+std::vector<schedule::Transfer> grid_transfers(const From& from_view, const To& to) {
+  const auto fv = detail::view_of(from_view);
+  const auto& from = fv.m;
+  constexpr std::size_t N = To::rank();
+  std::array<std::vector<std::vector<index_t>>, N> size;  // size[d][cs][ct]
+  std::vector<Run> runs;
+  for (std::size_t k = 0; k < N; ++k) {
+    const std::size_t d = fv.perm[k];
+    size[d].assign(static_cast<std::size_t>(from.grid().extent(d)),
+                   std::vector<index_t>(static_cast<std::size_t>(to.grid().extent(k)), 0));
+    for (int cs = 0; cs < from.grid().extent(d); ++cs)
+      for (int ct = 0; ct < to.grid().extent(k); ++ct) {
+        runs.clear();
+        index::intersect(from.ldds(d, cs), to.ldds(k, ct), runs);
+        for (const Run& r : runs) size[d][cs][ct] += r.size();
+      }
+  }
+  std::vector<schedule::Transfer> out;
+  for (int s = 0; s < from.nprocs(); ++s) {
+    const auto cs = from.coords_of(s);
+    if (!cs) continue;
+    for (int r = 0; r < to.nprocs(); ++r) {
+      const auto ct = to.coords_of(r);
+      if (!ct) continue;
+      index_t n = 1;
+      for (std::size_t k = 0; k < N; ++k) n *= size[fv.perm[k]][(*cs)[fv.perm[k]]][(*ct)[k]];
+      if (n > 0) out.push_back({s, r, n});
+    }
+  }
+  return out;
+}
+
+template <GridSource From, GridLayout To>
 GridPlan plan_with(const From& from, const To& to, int rank, schedule::all_at_once_t) {
   return build_grid_plan(from, to, rank);
 }
-template <GridLayout From, GridLayout To>
-GridPlan plan_with(const Transposed<From>& from, const To& to, int rank, schedule::all_at_once_t) {
-  return build_grid_plan(from, to, rank);
-}
-template <GridLayout From, GridLayout To>
+/// Automatic on N-D layouts: every message posted at once (the all-posted asynchronous
+/// exchange), which measured fastest on shared memory; the stepwise schedules are offered as
+/// policies.
+template <GridSource From, GridLayout To>
 GridPlan plan_with(const From& from, const To& to, int rank, schedule::automatic_t) {
   return build_grid_plan(from, to, rank);
 }
-template <GridLayout From, GridLayout To>
-GridPlan plan_with(const Transposed<From>& from, const To& to, int rank, schedule::automatic_t) {
-  return build_grid_plan(from, to, rank);
+/// N-D plan under the caterpillar schedule (seed 004, extended to different process sets).
+template <GridSource From, GridLayout To>
+GridPlan plan_with(const From& from, const To& to, int rank, schedule::caterpillar_t) {
+  GridPlan plan = build_grid_plan(from, to, rank);
+  const auto t = grid_transfers(from, to);
+  apply_global_schedule(plan, std::span<const schedule::Transfer>(t), schedule::caterpillar_schedule(t, plan.nprocs));
+  return plan;
+}
+/// N-D plan under relative-group scheduling (seed 003): contention-free, max-degree steps.
+template <GridSource From, GridLayout To>
+GridPlan plan_with(const From& from, const To& to, int rank, schedule::relative_group_t) {
+  GridPlan plan = build_grid_plan(from, to, rank);
+  const auto t = grid_transfers(from, to);
+  apply_global_schedule(plan, std::span<const schedule::Transfer>(t), schedule::relative_group_schedule(t, plan.nprocs));
+  return plan;
 }
 
 }  // namespace redist

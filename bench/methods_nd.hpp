@@ -1,0 +1,268 @@
+/// @file Defines the methods redist-bench measures on N-D arrays (redist and its schedules, pdgemr2d on 2-D descriptors, alltoallv, alltoallw, memcpy, naive) and methods_nd, their table for one pair of layouts.
+#pragma once
+
+#include <array>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <redist/redist.hpp>
+
+#include "gemr2d.hpp"
+#include "harness.hpp"
+#include "methods.hpp"
+
+namespace redist::bench {
+
+/// BLACS contexts of the grid shapes the N-D cases use, made on first use (collectively: every
+/// rank asks for the same shapes in the same order) and released on destruction.
+class BlacsContexts {
+ public:
+  BlacsContexts() = default;
+  BlacsContexts(const BlacsContexts&) = delete;
+  BlacsContexts& operator=(const BlacsContexts&) = delete;
+  ~BlacsContexts() {
+    for (auto& [shape, ctxt] : contexts_)
+      if (ctxt >= 0) Cblacs_gridexit(ctxt);
+  }
+  /// The row-major nprow × npcol grid on processes 0 ... nprow·npcol − 1 (-1 on the others).
+  int get(int nprow, int npcol) {
+    auto [it, fresh] = contexts_.try_emplace({nprow, npcol}, -1);
+    if (fresh) {
+      int ctxt = 0;
+      Cblacs_get(-1, 0, &ctxt);
+      Cblacs_gridinit(&ctxt, "R", nprow, npcol);
+      it->second = ctxt;
+    }
+    return it->second;
+  }
+
+ private:
+  std::map<std::pair<int, int>, int> contexts_;
+};
+
+/// A 2-D ScaLAPACK view of an N-D layout: M × N matrix, MB × NB blocks on an nprow × npcol
+/// row-major grid starting at rank 0, source offsets. 2-D layouts of Cyclic / Block /
+/// Collapsed dimensions map directly; a 3-D layout Dist<X, Collapsed, Y> maps as the n0 × (n1·n2)
+/// matrix whose column index is j + n1·k (column blocks of n1 · block(Y)).
+struct MatrixView {
+  int m = 0, n = 0, mb = 1, nb = 1, nprow = 1, npcol = 1, rsrc = 0, csrc = 0;
+};
+
+namespace detail {
+template <class M1>
+index_t block_of(const M1& m, index_t n) {
+  if constexpr (requires { m.block_size(); }) return m.block_size();
+  else return std::max<index_t>(1, n);  // Collapsed: one block
+}
+inline int as_int(index_t v) {
+  if (v < 0 || v > INT_MAX) throw std::length_error("does not fit ScaLAPACK's int");
+  return static_cast<int>(v);
+}
+}  // namespace detail
+
+template <class M>
+MatrixView matrix_view(const M& m) {
+  constexpr std::size_t N = M::rank();
+  if (m.grid().first() != 0 || (m.grid().order() != Order::row_major && m.grid().size() > 1 && m.grid().extent(0) > 1 &&
+                                 m.grid().extent(N - 1) > 1))
+    throw std::invalid_argument("pdgemr2d needs a row-major grid from rank 0");
+  if (m.storage().order != Order::column_major) throw std::invalid_argument("pdgemr2d needs column-major storage");
+  std::array<index_t, N> block{};
+  for (std::size_t d = 0; d < N; ++d) block[d] = m.visit(d, 0, [&](const auto& one, int) { return detail::block_of(one, m.extent(d)); });
+  MatrixView v;
+  if constexpr (N == 2) {
+    v = {detail::as_int(m.extent(0)), detail::as_int(m.extent(1)), detail::as_int(block[0]), detail::as_int(block[1]),
+         m.grid().extent(0), m.grid().extent(1), m.offsets()[0], m.offsets()[1]};
+  } else if constexpr (N == 3) {
+    if (m.grid().extent(1) != 1 || block[1] < m.extent(1)) throw std::invalid_argument("pdgemr2d needs dimension 1 collapsed");
+    v = {detail::as_int(m.extent(0)), detail::as_int(m.extent(1) * m.extent(2)), detail::as_int(block[0]),
+         detail::as_int(m.extent(1) * block[2]), m.grid().extent(0), m.grid().extent(2), m.offsets()[0], m.offsets()[2]};
+  } else {
+    throw std::invalid_argument("pdgemr2d handles 2-D and 3-D (middle collapsed) layouts");
+  }
+  return v;
+}
+
+/// pdgemr2d between two N-D layouts that matrix_view can express, on their own local storage.
+class Gemr2dNd {
+ public:
+  template <class From, class To>
+  Gemr2dNd(BlacsContexts& contexts, int all_ctxt, int rank, const From& from, const To& to) : all_ctxt_{all_ctxt} {
+    describe(desc_a_, contexts, rank, from);
+    describe(desc_b_, contexts, rank, to);
+    m_ = desc_a_[2];
+    n_ = desc_a_[3];
+  }
+  void run(const double* a, double* b) const {
+    const int one = 1;
+    pdgemr2d_(&m_, &n_, a, &one, &one, desc_a_, b, &one, &one, desc_b_, &all_ctxt_);
+  }
+
+ private:
+  template <class M>
+  static void describe(int (&desc)[9], BlacsContexts& contexts, int rank, const M& m) {
+    const MatrixView v = matrix_view(m);
+    const int ctxt = contexts.get(v.nprow, v.npcol);
+    const int lld = std::max<int>(1, detail::as_int(m.leading_dimension(rank)));
+    desc[0] = 1;
+    desc[1] = ctxt;
+    desc[2] = v.m;
+    desc[3] = v.n;
+    desc[4] = v.mb;
+    desc[5] = v.nb;
+    desc[6] = v.rsrc;
+    desc[7] = v.csrc;
+    desc[8] = lld;
+  }
+  int all_ctxt_;
+  int m_ = 0, n_ = 0;
+  int desc_a_[9] = {};
+  int desc_b_[9] = {};
+};
+
+/// What the methods of an N-D case share: the source array (filled with f), a maker of
+/// destination arrays, and the BLACS state for pdgemr2d.
+template <class T, class DS, class DD>
+struct LayoutsNd {
+  const DistArray<T, DS>* src;
+  std::function<DistArray<T, DD>()> make_dst;
+  BlacsContexts* contexts;
+  const BlacsGrids* grids;
+};
+
+template <class A, class B>
+class Gemr2dNdMethod final : public IntoArray<A, B> {
+ public:
+  Gemr2dNdMethod(const A& a, B b, BlacsContexts& contexts, const BlacsGrids& grids)
+      : IntoArray<A, B>{a, std::move(b)}, contexts_{&contexts}, grids_{&grids} {}
+  void setup() override {
+    gemr2d_.emplace(*contexts_, grids_->row_context(), this->a_.comm().rank(), this->a_.mapping(), this->b_.mapping());
+  }
+  void run() override { gemr2d_->run(this->a_.local().data(), this->b_.local().data()); }
+  Cost cost() override {
+    Cost c = traffic(general_plan(this->a_, this->b_), sizeof(double));
+    c.steps = this->a_.comm().size();
+    c.scratch_bytes = static_cast<std::int64_t>(this->a_.local().size() + this->b_.local().size()) *
+                      static_cast<std::int64_t>(sizeof(double));
+    return c;
+  }
+
+ private:
+  BlacsContexts* contexts_;
+  const BlacsGrids* grids_;
+  std::optional<Gemr2dNd> gemr2d_;
+};
+
+/// The floor: memcpy of the local source storage.
+template <class A>
+class MemcpyNdMethod final : public Method {
+ public:
+  explicit MemcpyNdMethod(const A& a) : a_{a}, copy_(a.local().size()) {}
+  void run() override {
+    if (!copy_.empty()) std::memcpy(copy_.data(), a_.local().data(), copy_.size() * sizeof(typename A::value_type));
+  }
+  void clear() override { std::ranges::fill(copy_, cleared_value); }
+  bool verify() const override {
+    bool ok = true;
+    for_each_local_nd(a_, [&](const auto& l, index_t off) {
+      ok = ok && copy_[static_cast<std::size_t>(off)] == value_of(global_id(a_.global_index(l), a_.extents()));
+    });
+    return ok;
+  }
+  Cost cost() override { return {}; }
+
+ private:
+  const A& a_;
+  std::vector<typename A::value_type> copy_;
+};
+
+/// The naive method on N-D arrays: owner and local offset of every element computed one by one,
+/// (offset, value) pairs exchanged with one MPI_Alltoallv.
+template <class A, class B>
+class NaiveNdMethod final : public IntoArray<A, B> {
+  struct Item {
+    index_t local;
+    typename A::value_type value;
+  };
+
+ public:
+  NaiveNdMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
+  void run() override {
+    const A& src = this->a_;
+    B& dst = this->b_;
+    const MPI_Comm comm = static_cast<MPI_Comm>(src.comm());
+    const int nprocs = src.comm().size();
+    std::vector<int> scount(nprocs, 0), rcount(nprocs), sdisp(nprocs + 1, 0), rdisp(nprocs + 1, 0);
+    for_each_local_nd(src, [&](const auto& l, index_t) { ++scount[dst.owner(src.global_index(l))]; });
+    MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, comm);
+    for (int p = 0; p < nprocs; ++p) {
+      sdisp[p + 1] = sdisp[p] + scount[p];
+      rdisp[p + 1] = rdisp[p] + rcount[p];
+    }
+    std::vector<Item> sbuf(static_cast<std::size_t>(sdisp[nprocs])), rbuf(static_cast<std::size_t>(rdisp[nprocs]));
+    std::vector<int> fill(sdisp.begin(), sdisp.end() - 1);
+    const auto in = src.local();
+    for_each_local_nd(src, [&](const auto& l, index_t off) {
+      const auto g = src.global_index(l);
+      sbuf[fill[dst.owner(g)]++] = Item{dst.local_index(g), in[off]};
+    });
+    auto bytes = [](std::vector<int> v) {
+      for (int& x : v) x *= static_cast<int>(sizeof(Item));
+      return v;
+    };
+    const auto sc = bytes(scount), sd = bytes(sdisp), rc = bytes(rcount), rd = bytes(rdisp);
+    MPI_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(), MPI_BYTE, comm);
+    auto out = dst.local();
+    for (const Item& it : rbuf) out[it.local] = it.value;
+  }
+  Cost cost() override {
+    Cost c = traffic(general_plan(this->a_, this->b_), sizeof(Item));
+    c.steps = 1;
+    c.scratch_bytes = static_cast<std::int64_t>(this->a_.local().size() + this->b_.local().size()) *
+                      static_cast<std::int64_t>(sizeof(Item));
+    return c;
+  }
+};
+
+/// Every method that applies to the N-D pair of layouts of L, in CSV order.
+template <class T, class DS, class DD>
+std::vector<MethodEntry> methods_nd(const LayoutsNd<T, DS, DD>* L) {
+  using A = DistArray<T, DS>;
+  using B = DistArray<T, DD>;
+  std::vector<MethodEntry> e;
+  e.push_back({"redist", [L] {
+                 return std::make_unique<RedistMethod<A, B, schedule::automatic_t>>(*L->src, L->make_dst(),
+                                                                                    schedule::automatic, Call::assign);
+               }});
+  auto add_schedule = [&](const auto& s) {
+    using Policy = std::remove_cvref_t<decltype(s.policy)>;
+    using Serves = typename std::remove_cvref_t<decltype(s)>::layouts;
+    if constexpr (Serves::template serves<DS, DD> &&
+                  plannable<typename A::mapping_type, typename B::mapping_type, Policy>) {
+      const Policy policy = s.policy;
+      e.push_back({std::string("redist:") + s.name, [L, policy] {
+                     return std::make_unique<RedistMethod<A, B, Policy>>(*L->src, L->make_dst(), policy, Call::redistribute);
+                   }});
+    }
+  };
+  std::apply([&](const auto&... s) { (add_schedule(s), ...); }, schedules);
+  if constexpr (std::is_same_v<T, double>)
+    e.push_back({"pdgemr2d", [L] {
+                   return std::make_unique<Gemr2dNdMethod<A, B>>(*L->src, L->make_dst(), *L->contexts, *L->grids);
+                 }});
+  e.push_back({"alltoallv", [L] { return std::make_unique<AlltoallvMethod<A, B>>(*L->src, L->make_dst()); }});
+  e.push_back({"alltoallw", [L] { return std::make_unique<AlltoallwMethod<A, B>>(*L->src, L->make_dst()); }});
+  e.push_back({"memcpy", [L] { return std::make_unique<MemcpyNdMethod<A>>(*L->src); }});
+  e.push_back({"naive", [L] { return std::make_unique<NaiveNdMethod<A, B>>(*L->src, L->make_dst()); }});
+  return e;
+}
+
+}  // namespace redist::bench
