@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include <redist/array/access.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
@@ -31,13 +32,6 @@ template <class D>
   requires enable_distribution<D>
 struct mapping_of<D> {
   using type = typename D::mapping;
-};
-
-struct array_access {
-  template <class T, class D>
-  static PlanCache& cache(DistArray<T, D>& a) noexcept {
-    return a.cache_;
-  }
 };
 }  // namespace detail
 

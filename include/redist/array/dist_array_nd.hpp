@@ -12,6 +12,7 @@
 
 #include <boost/mpi/communicator.hpp>
 
+#include <redist/array/access.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
@@ -177,3 +178,6 @@ TransposeView<T, Dist<D...>> transpose(const DistArray<T, Dist<D...>>& a) {
 }
 
 }  // namespace redist
+
+// redistribute and make_plan (and the 1-D DistArray), when this header is included first.
+#include <redist/array/dist_array.hpp>
