@@ -7,6 +7,7 @@
 
 #include <redist/config.hpp>
 #include <redist/dist/block.hpp>
+#include <redist/dist/block_cyclic.hpp>
 #include <redist/dist/collapsed.hpp>
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/dist.hpp>
@@ -46,3 +47,5 @@
 #include <redist/array/dist_array.hpp>
 #include <redist/array/dist_array_nd.hpp>
 #include <redist/array/redistribute.hpp>
+// The ScaLAPACK bridge; redist/interop/blacs.hpp (which calls BLACS) is opt-in.
+#include <redist/interop/scalapack.hpp>

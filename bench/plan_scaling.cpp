@@ -1,0 +1,148 @@
+// plan-scaling: the planning time of redist's automatic plan (what the first b = a builds) for the
+// redist-bench cases at a small and a large array, in one process (plans need no communication):
+// issue 7's target is that the large plan take at most twice the small one for periodic layouts.
+// `plan-scaling [--reps R] [--small N] [--large N] [--csv FILE]`; prints one CSV row per case.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <redist/dist/block.hpp>
+#include <redist/dist/collapsed.hpp>
+#include <redist/dist/cyclic.hpp>
+#include <redist/dist/dist.hpp>
+#include <redist/dist/gen_block.hpp>
+#include <redist/plan/basic_cycle.hpp>
+#include <redist/plan/gen_block.hpp>
+#include <redist/plan/grid.hpp>
+#include <redist/plan/plan.hpp>
+
+using redist::index_t;
+using namespace redist;
+
+namespace {
+
+/// Median over reps of the time to build the plans of all P ranks (ms per rank).
+double plan_ms(const std::function<void(int)>& build, int nprocs, int reps) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int rank = 0; rank < nprocs; ++rank) build(rank);
+    const auto t1 = std::chrono::steady_clock::now();
+    t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count() / nprocs);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+volatile std::size_t sink = 0;
+
+template <class DS, class DD>
+std::function<void(int)> plans_1d(index_t n, int p, DS ds, DD dd) {
+  return [m1 = typename DS::mapping(ds, n, p), m2 = typename DD::mapping(dd, n, p)](int rank) {
+    sink = sink + plan_with(m1, m2, rank, schedule::automatic).runs.size();
+  };
+}
+
+template <class DS, class DD, std::size_t N, class GS, class GD>
+std::function<void(int)> plans_nd(const std::array<index_t, N>& ext, int p, GS gs, GD gd) {
+  return [m1 = typename DS::mapping(DS{}, ext, gs, {}, Storage{}, p),
+          m2 = typename DD::mapping(DD{}, ext, gd, {}, Storage{}, p)](int rank) {
+    sink = sink + plan_with(m1, m2, rank, schedule::automatic).runs.size();
+  };
+}
+
+/// nprocs parts that sum to n, alternately 0.4 and 1.6 times n/P (the last takes the rest).
+GenBlock uneven(index_t n, int p, bool flip) {
+  std::vector<index_t> s(static_cast<std::size_t>(p));
+  index_t given = 0;
+  for (int i = 0; i + 1 < p; ++i) given += s[i] = n / p * ((i % 2 == 0) != flip ? 4 : 16) / 10;
+  s.back() = n - given;
+  return GenBlock(s);
+}
+
+struct Case {
+  std::string name;
+  std::function<std::function<void(int)>(index_t n)> make;  ///< n: elements (1-D) or extent (N-D)
+  bool nd = false;
+};
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  int reps = 201;
+  index_t small = index_t{1} << 16, large = index_t{1} << 26;
+  std::string csv;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--small" && i + 1 < argc) small = std::atoll(argv[++i]);
+    else if (a == "--large" && i + 1 < argc) large = std::atoll(argv[++i]);
+    else if (a == "--csv" && i + 1 < argc) csv = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: plan-scaling [--reps R] [--small N] [--large N] [--csv FILE]\n");
+      return 2;
+    }
+  }
+  const int p = 4;
+  auto side = [](index_t n) {  // the extent of a 2-D case with about n elements
+    index_t e = 1;
+    while ((e + 1) * (e + 1) <= n) ++e;
+    return e;
+  };
+  auto cube = [](index_t n) {
+    index_t e = 1;
+    while ((e + 1) * (e + 1) * (e + 1) <= n) ++e;
+    return e;
+  };
+  const std::vector<Case> cases{
+      {"cyc8_cyc5", [&](index_t n) { return plans_1d(n, p, Cyclic<8>{}, Cyclic<5>{}); }},
+      {"cyc100_cyc3", [&](index_t n) { return plans_1d(n, p, Cyclic<100>{}, Cyclic<3>{}); }},
+      {"cyc4_cyc28", [&](index_t n) { return plans_1d(n, p, Cyclic<4>{}, Cyclic<28>{}); }},
+      {"cyc4_cyc124", [&](index_t n) { return plans_1d(n, p, Cyclic<4>{}, Cyclic<124>{}); }},
+      {"block_cyc1", [&](index_t n) { return plans_1d(n, p, Block{}, Cyclic<1>{}); }},
+      {"genblock_uneven", [&](index_t n) { return plans_1d(n, p, uneven(n, p, false), uneven(n, p, true)); }},
+      {"mat_b64_b100",
+       [&](index_t n) {
+         return plans_nd<Dist<Cyclic<64>, Cyclic<64>>, Dist<Cyclic<100>, Cyclic<100>>>(
+             std::array<index_t, 2>{side(n), side(n)}, p, Grid{2, 2}, Grid{4, 1});
+       },
+       true},
+      {"mat_b32_b128",
+       [&](index_t n) {
+         return plans_nd<Dist<Cyclic<32>, Cyclic<32>>, Dist<Cyclic<128>, Cyclic<128>>>(
+             std::array<index_t, 2>{side(n), side(n)}, p, Grid{2, 2}, Grid{2, 2});
+       },
+       true},
+      {"corner_turn",
+       [&](index_t n) {
+         return plans_nd<Dist<Block, Collapsed>, Dist<Collapsed, Block>>(std::array<index_t, 2>{side(n), side(n)}, p,
+                                                                         Grid{4, 1}, Grid{1, 4});
+       },
+       true},
+      {"cube_3d",
+       [&](index_t n) {
+         return plans_nd<Dist<Cyclic<64>, Collapsed, Block>, Dist<Block, Collapsed, Cyclic<8>>>(
+             std::array<index_t, 3>{cube(n), cube(n), cube(n)}, p, Grid{2, 1, 2}, Grid{4, 1, 1});
+       },
+       true},
+  };
+  std::FILE* out = csv.empty() ? stdout : std::fopen(csv.c_str(), "w");
+  if (out == nullptr) return 2;
+  std::fprintf(out, "case,np,small_elements,large_elements,small_plan_ms,large_plan_ms,ratio\n");
+  for (const Case& c : cases) {
+    const auto a = c.make(small), b = c.make(large);
+    plan_ms(a, p, 3);  // warm-up
+    plan_ms(b, p, 3);
+    const double ts = plan_ms(a, p, reps), tl = plan_ms(b, p, reps);
+    std::fprintf(out, "%s,%d,%lld,%lld,%.6f,%.6f,%.3f\n", c.name.c_str(), p, static_cast<long long>(small),
+                 static_cast<long long>(large), ts, tl, tl / ts);
+    std::fflush(out);
+  }
+  if (out != stdout) std::fclose(out);
+  return 0;
+}

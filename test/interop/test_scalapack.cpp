@@ -1,0 +1,464 @@
+// redist::gemr2d against ScaLAPACK's pdgemr2d/pzgemr2d on random descriptors, grids and process subsets (bit for bit), descriptor <-> layout round trips, plan caching, and errors on every rank.
+#include <algorithm>
+#include <array>
+#include <complex>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <boost/mpi/collectives/all_reduce.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <catch2/catch.hpp>
+
+#include <redist/interop/blacs.hpp>
+#include <redist/interop/scalapack.hpp>
+
+#include "../support/mpi_check.hpp"
+
+// BLACS and ScaLAPACK (Debian's libscalapack-openmpi: 32-bit integers).
+extern "C" {
+void Cblacs_get(int icontxt, int what, int* val);
+void Cblacs_gridmap(int* icontxt, int* usermap, int ldumap, int nprow, int npcol);
+void Cblacs_gridinit(int* icontxt, const char* layout, int nprow, int npcol);
+void pdgemr2d_(const int* m, const int* n, const double* a, const int* ia, const int* ja, const int* desca,
+               double* b, const int* ib, const int* jb, const int* descb, const int* ictxt);
+void pzgemr2d_(const int* m, const int* n, const void* a, const int* ia, const int* ja, const int* desca, void* b,
+               const int* ib, const int* jb, const int* descb, const int* ictxt);
+}
+
+using namespace redist;
+using redist::scalapack::BlacsGrid;
+using redist::scalapack::Descriptor;
+namespace mpi = boost::mpi;
+using redist::test::all_ok;
+
+namespace {
+
+/// BLACS contexts, made once per grid (Cblacs_gridmap is collective over MPI_COMM_WORLD): -1 on
+/// processes outside the grid. global() is the 1 × P context pdgemr2d needs.
+class Contexts {
+ public:
+  int get(const BlacsGrid& g) {
+    const auto key = std::make_tuple(g.nprow, g.npcol, static_cast<int>(g.order), g.first);
+    if (auto it = made_.find(key); it != made_.end()) return it->second;
+    std::vector<int> map(static_cast<std::size_t>(g.size()));  // column-major usermap
+    for (int r = 0; r < g.nprow; ++r)
+      for (int c = 0; c < g.npcol; ++c) map[static_cast<std::size_t>(r + c * g.nprow)] = g.grid().rank_of({r, c});
+    int ctxt = 0;
+    Cblacs_get(-1, 0, &ctxt);
+    Cblacs_gridmap(&ctxt, map.data(), g.nprow, g.nprow, g.npcol);
+    if (!g.grid().coords_of(mpi::communicator().rank())) ctxt = -1;
+    made_[key] = ctxt;
+    return ctxt;
+  }
+  int global() {
+    if (global_ == -2) {
+      const int p = mpi::communicator().size();
+      Cblacs_get(-1, 0, &global_);
+      Cblacs_gridinit(&global_, "R", 1, p);
+    }
+    return global_;
+  }
+
+ private:
+  std::map<std::tuple<int, int, int, int>, int> made_;
+  int global_ = -2;
+};
+Contexts& contexts() {
+  static Contexts c;
+  return c;
+}
+
+/// A distributed matrix as ScaLAPACK holds it: descriptor, grid, and the local array (LLD × LOCc).
+struct Matrix {
+  Descriptor desc;
+  BlacsGrid grid;
+  std::vector<char> bytes;  // the local array (with the padding rows of LLD)
+  template <class T>
+  T* data() {
+    return bytes.empty() ? nullptr : reinterpret_cast<T*>(bytes.data());
+  }
+};
+
+index_t local_to_global(index_t l, index_t nb, int p, int src, int nprocs) {
+  return ((l / nb) * nprocs + (p - src + nprocs) % nprocs) * nb + l % nb;
+}
+
+template <class T>
+T value_at(index_t i, index_t j, int tag) {
+  const double v = 0.25 + static_cast<double>(i) * 1000.0 + static_cast<double>(j) + 1e6 * tag;
+  if constexpr (std::is_same_v<T, std::complex<double>>)
+    return {v, -v};
+  else
+    return static_cast<T>(v);
+}
+
+/// A matrix of m × n on grid g (ctxt looked up) with random blocks and sources; LLD padded per
+/// process by 0-3 rows (rank-dependent, as ScaLAPACK allows). Elements hold value_at(i, j, tag),
+/// padding holds a per-rank pattern.
+template <class T>
+Matrix make_matrix(const mpi::communicator& comm, std::mt19937& rng, std::mt19937& local_rng, const BlacsGrid& g,
+                   int m, int n, int tag) {
+  Matrix a;
+  a.grid = g;
+  const int mb = std::uniform_int_distribution<int>(1, 9)(rng);
+  const int nb = std::uniform_int_distribution<int>(1, 9)(rng);
+  const int rsrc = std::uniform_int_distribution<int>(0, g.nprow - 1)(rng);
+  const int csrc = std::uniform_int_distribution<int>(0, g.npcol - 1)(rng);
+  const int pad = std::uniform_int_distribution<int>(0, 3)(local_rng);
+  const int ctxt = contexts().get(g);
+  if (ctxt == -1) {
+    a.desc = Descriptor{1, -1, m, n, mb, nb, rsrc, csrc, 1};
+    return a;
+  }
+  const auto c = *g.grid().coords_of(comm.rank());
+  const index_t rows = scalapack::numroc(m, mb, c[0], rsrc, g.nprow);
+  const index_t cols = scalapack::numroc(n, nb, c[1], csrc, g.npcol);
+  const int lld = static_cast<int>(std::max<index_t>(1, rows) + pad);
+  a.desc = Descriptor{1, ctxt, m, n, mb, nb, rsrc, csrc, lld};
+  a.bytes.resize(static_cast<std::size_t>(lld * std::max<index_t>(cols, 1)) * sizeof(T));
+  T* p = a.data<T>();
+  for (index_t lj = 0; lj < std::max<index_t>(cols, 1); ++lj)
+    for (index_t li = 0; li < lld; ++li) {
+      if (li < rows && lj < cols)
+        p[li + lj * lld] = value_at<T>(local_to_global(li, mb, c[0], rsrc, g.nprow),
+                                       local_to_global(lj, nb, c[1], csrc, g.npcol), tag);
+      else
+        p[li + lj * lld] = value_at<T>(-1 - li, -1 - lj, 7 + comm.rank());
+    }
+  return a;
+}
+
+/// A random grid of at most nprocs processes: any shape, either order, starting at any rank.
+BlacsGrid random_grid(std::mt19937& rng, int nprocs) {
+  const int size = std::uniform_int_distribution<int>(1, nprocs)(rng);
+  std::vector<int> rows;
+  for (int r = 1; r <= size; ++r)
+    if (size % r == 0) rows.push_back(r);
+  const int nprow = rows[std::uniform_int_distribution<std::size_t>(0, rows.size() - 1)(rng)];
+  const Order order = std::uniform_int_distribution<int>(0, 1)(rng) == 0 ? Order::row_major : Order::column_major;
+  const int first = std::uniform_int_distribution<int>(0, nprocs - size)(rng);
+  return BlacsGrid{nprow, size / nprow, order, first};
+}
+
+template <class T>
+void scalapack_gemr2d(int m, int n, Matrix& a, int ia, int ja, Matrix& b, int ib, int jb) {
+  const auto da = a.desc.to_array(), db = b.desc.to_array();
+  T dummy{};
+  const T* pa = a.data<T>() ? a.data<T>() : &dummy;
+  T* pb = b.data<T>() ? b.data<T>() : &dummy;
+  const int ictxt = contexts().global();
+  if constexpr (std::is_same_v<T, double>)
+    pdgemr2d_(&m, &n, pa, &ia, &ja, da.data(), pb, &ib, &jb, db.data(), &ictxt);
+  else
+    pzgemr2d_(&m, &n, pa, &ia, &ja, da.data(), pb, &ib, &jb, db.data(), &ictxt);
+}
+
+/// How many copied elements holds_copy has checked on this rank (so that a test can show it checked some).
+long long& window_checked() {
+  static long long count = 0;
+  return count;
+}
+
+/// B's local elements (and padding) hold what the copy of A(ia.., ja..) to B(ib.., jb..) leaves.
+template <class T>
+bool holds_copy(const mpi::communicator& comm, Matrix& b, int m, int n, int ia, int ja, int ib, int jb) {
+  if (!b.desc.in_context()) return true;
+  const auto& d = b.desc;
+  const auto c = *b.grid.grid().coords_of(comm.rank());
+  const index_t rows = scalapack::numroc(d.m, d.mb, c[0], d.rsrc, b.grid.nprow);
+  const index_t cols = scalapack::numroc(d.n, d.nb, c[1], d.csrc, b.grid.npcol);
+  const T* p = b.data<T>();
+  for (index_t lj = 0; lj < std::max<index_t>(cols, 1); ++lj)
+    for (index_t li = 0; li < d.lld; ++li) {
+      T want = value_at<T>(-1 - li, -1 - lj, 7 + comm.rank());
+      if (li < rows && lj < cols) {
+        const index_t i = local_to_global(li, d.mb, c[0], d.rsrc, b.grid.nprow);
+        const index_t j = local_to_global(lj, d.nb, c[1], d.csrc, b.grid.npcol);
+        want = value_at<T>(i, j, 2);
+        if (i >= ib - 1 && i < ib - 1 + m && j >= jb - 1 && j < jb - 1 + n)
+        {
+          want = value_at<T>(i - (ib - 1) + (ia - 1), j - (jb - 1) + (ja - 1), 1);
+          ++window_checked();
+        }
+      }
+      if (std::memcmp(&p[li + lj * d.lld], &want, sizeof(T)) != 0) return false;
+    }
+  return true;
+}
+
+/// One random case: A and B with random layouts on random grids, a random m × n window.
+template <class T>
+bool random_case(const mpi::communicator& comm, std::mt19937& rng, std::mt19937& local_rng, bool drop_in,
+                 std::string& what) {
+  const int nprocs = comm.size();
+  const int ma = std::uniform_int_distribution<int>(1, 60)(rng), na = std::uniform_int_distribution<int>(1, 60)(rng);
+  const int mb = std::uniform_int_distribution<int>(1, 60)(rng), nb = std::uniform_int_distribution<int>(1, 60)(rng);
+  const int m = std::uniform_int_distribution<int>(1, std::min(ma, mb))(rng);
+  const int n = std::uniform_int_distribution<int>(1, std::min(na, nb))(rng);
+  const int ia = std::uniform_int_distribution<int>(1, ma - m + 1)(rng);
+  const int ja = std::uniform_int_distribution<int>(1, na - n + 1)(rng);
+  const int ib = std::uniform_int_distribution<int>(1, mb - m + 1)(rng);
+  const int jb = std::uniform_int_distribution<int>(1, nb - n + 1)(rng);
+  const BlacsGrid ga = random_grid(rng, nprocs), gb = random_grid(rng, nprocs);
+  Matrix a = make_matrix<T>(comm, rng, local_rng, ga, ma, na, 1);
+  Matrix b_redist = make_matrix<T>(comm, rng, local_rng, gb, mb, nb, 2);
+  Matrix b_scalapack = b_redist;
+  what = "A " + std::to_string(ma) + "x" + std::to_string(na) + " blocks " + std::to_string(a.desc.mb) + "x" +
+         std::to_string(a.desc.nb) + " src (" + std::to_string(a.desc.rsrc) + "," + std::to_string(a.desc.csrc) +
+         ") grid " + std::to_string(ga.nprow) + "x" + std::to_string(ga.npcol) + "@" + std::to_string(ga.first) +
+         (ga.order == Order::row_major ? "R" : "C") + "; B " + std::to_string(mb) + "x" + std::to_string(nb) +
+         " blocks " + std::to_string(b_redist.desc.mb) + "x" + std::to_string(b_redist.desc.nb) + " src (" +
+         std::to_string(b_redist.desc.rsrc) + "," + std::to_string(b_redist.desc.csrc) + ") grid " +
+         std::to_string(gb.nprow) + "x" + std::to_string(gb.npcol) + "@" + std::to_string(gb.first) +
+         (gb.order == Order::row_major ? "R" : "C") + "; m n = " + std::to_string(m) + " " + std::to_string(n) +
+         ", ia ja = " + std::to_string(ia) + " " + std::to_string(ja) + ", ib jb = " + std::to_string(ib) + " " +
+         std::to_string(jb);
+
+  scalapack_gemr2d<T>(m, n, a, ia, ja, b_scalapack, ib, jb);
+  if (drop_in) {
+    const auto da = a.desc.to_array(), db = b_redist.desc.to_array();
+    redist::gemr2d(m, n, a.data<T>(), ia, ja, da.data(), b_redist.data<T>(), ib, jb, db.data(), comm);
+  } else {
+    redist::gemr2d(m, n, a.data<T>(), ia, ja, a.desc, ga, b_redist.data<T>(), ib, jb, b_redist.desc, gb, comm);
+  }
+  // Bit for bit, padding included; and against the oracle, so that a disagreement says who is wrong.
+  const bool same = b_redist.bytes == b_scalapack.bytes;
+  const bool right = holds_copy<T>(comm, b_redist, m, n, ia, ja, ib, jb);
+  if (!same) what += " [differs from ScaLAPACK]";
+  if (!right) what += " [differs from the oracle]";
+  return same && right;
+}
+
+template <class T>
+void run_random_cases(int cases, unsigned seed, bool drop_in) {
+  mpi::communicator world;
+  std::mt19937 rng(seed), local_rng(seed + 1000u * static_cast<unsigned>(world.rank() + 1));
+  int failures = 0;
+  std::string first_failure;
+  const long long checked_before = window_checked();
+  for (int k = 0; k < cases; ++k) {
+    std::string what;
+    const bool ok = all_ok(world, random_case<T>(world, rng, local_rng, drop_in, what));
+    if (!ok && failures++ == 0) first_failure = what;
+  }
+  INFO("first failing case: " << first_failure);
+  REQUIRE(failures == 0);
+  // The comparison is not vacuous: the copied windows hold many elements (each m, n >= 1).
+  const long long checked = mpi::all_reduce(world, window_checked() - checked_before, std::plus<long long>());
+  REQUIRE(checked >= 10LL * cases);
+}
+
+}  // namespace
+
+TEST_CASE("gemr2d equals pdgemr2d bit for bit on random descriptors, grids and sub-matrices", "[mpi][scalapack]") {
+  run_random_cases<double>(500, 1, false);
+}
+
+TEST_CASE("the PDGEMR2D-shaped gemr2d on int desc[9] reads the grids from BLACS and equals pdgemr2d",
+          "[mpi][scalapack][blacs]") {
+  run_random_cases<double>(150, 2, true);
+}
+
+TEST_CASE("gemr2d on complex<double> equals pzgemr2d bit for bit", "[mpi][scalapack][complex]") {
+  run_random_cases<std::complex<double>>(150, 3, false);
+}
+
+TEST_CASE("a repeated gemr2d plans nothing", "[mpi][scalapack][cache]") {
+  mpi::communicator world;
+  const BlacsGrid ga{1, world.size(), Order::row_major, 0};
+  const BlacsGrid gb{world.size(), 1, Order::column_major, 0};
+  std::mt19937 rng(9), local_rng(99u + static_cast<unsigned>(world.rank()));
+  Matrix a = make_matrix<double>(world, rng, local_rng, ga, 37, 41, 1);
+  Matrix b = make_matrix<double>(world, rng, local_rng, gb, 30, 45, 2);
+  redist::gemr2d(20, 30, a.data<double>(), 3, 5, a.desc, ga, b.data<double>(), 2, 7, b.desc, gb, world);
+  const std::size_t planned = redist::plans_built();
+  for (int k = 0; k < 3; ++k) {
+    // Other local arrays with the same layouts (the same seeds): the cached plan serves them.
+    std::mt19937 again(9), local_again(99u + static_cast<unsigned>(world.rank()));
+    Matrix a2 = make_matrix<double>(world, again, local_again, ga, 37, 41, 1);
+    Matrix b2 = make_matrix<double>(world, again, local_again, gb, 30, 45, 2);
+    REQUIRE(a2.desc == a.desc);
+    redist::gemr2d(20, 30, a2.data<double>(), 3, 5, a2.desc, ga, b2.data<double>(), 2, 7, b2.desc, gb, world);
+    REQUIRE(all_ok(world, holds_copy<double>(world, b2, 20, 30, 3, 5, 2, 7)));
+  }
+  REQUIRE(redist::plans_built() == planned);
+  // Another window is another plan.
+  redist::gemr2d(10, 30, a.data<double>(), 3, 5, a.desc, ga, b.data<double>(), 2, 7, b.desc, gb, world);
+  REQUIRE(redist::plans_built() > planned);
+}
+
+TEST_CASE("Descriptor <-> Dist<Cyclic<>, Cyclic<>> and Grid round trip", "[mpi][scalapack][layout]") {
+  mpi::communicator world;
+  std::mt19937 rng(4), local_rng(40u + static_cast<unsigned>(world.rank()));
+  for (int k = 0; k < 20; ++k) {
+    const BlacsGrid g = random_grid(rng, world.size());
+    Matrix a = make_matrix<double>(world, rng, local_rng, g, std::uniform_int_distribution<int>(1, 50)(rng),
+                                   std::uniform_int_distribution<int>(1, 50)(rng), 1);
+    // Grid <-> BlacsGrid.
+    REQUIRE(scalapack::blacs_grid(g.grid()) == g);
+    // The layout places every element where ScaLAPACK does.
+    Descriptor d = a.desc;
+    if (!d.in_context()) d.ctxt = 0;
+    const scalapack::Layout l = scalapack::layout(d, g);
+    const auto map = l.mapping(world.size());
+    bool ok = true;
+    if (a.desc.in_context()) {
+      const auto c = *g.grid().coords_of(world.rank());
+      const auto e = map.local_extents(world.rank());
+      REQUIRE(map.leading_dimension(world.rank()) == a.desc.lld);
+      for (index_t lj = 0; lj < e[1]; ++lj)
+        for (index_t li = 0; li < e[0]; ++li) {
+          const auto gi = map.global_index(world.rank(), {li, lj});
+          ok = ok && gi[0] == local_to_global(li, d.mb, c[0], d.rsrc, g.nprow) &&
+               gi[1] == local_to_global(lj, d.nb, c[1], d.csrc, g.npcol) &&
+               map.local_offset(gi) == li + lj * a.desc.lld;
+        }
+    }
+    REQUIRE(all_ok(world, ok));
+    // A DistArray built from the descriptor gives the descriptor back, and holds ScaLAPACK's local matrix.
+    auto arr = scalapack::make_dist_array<double>(world, a.desc, g);
+    REQUIRE(scalapack::descriptor(arr, a.desc.ctxt) == a.desc);
+    index_t expect = 0;
+    if (a.desc.in_context()) {
+      const auto c = *g.grid().coords_of(world.rank());
+      const index_t rows = scalapack::numroc(a.desc.m, a.desc.mb, c[0], a.desc.rsrc, g.nprow);
+      const index_t cols = scalapack::numroc(a.desc.n, a.desc.nb, c[1], a.desc.csrc, g.npcol);
+      if (rows > 0) expect = a.desc.lld * cols;  // redist allocates nothing for a process without rows
+    }
+    REQUIRE(static_cast<index_t>(arr.local().size()) == expect);
+  }
+}
+
+TEST_CASE("descriptor(a, ctxt) of Block and Cyclic<X> arrays is what pdgemr2d reads", "[mpi][scalapack][layout]") {
+  mpi::communicator world;
+  const BlacsGrid g{world.size() >= 2 ? 2 : 1, world.size() >= 2 ? world.size() / 2 : 1, Order::column_major, 0};
+  const int ctxt = contexts().get(g);
+  DistArray<double, Dist<Block, Cyclic<4>>> a(world, {29, 23}, g.grid(), {0, g.npcol - 1});
+  const auto& map = a.mapping();
+  if (map.coords_of(world.rank())) {
+    const auto e = a.local_extents();
+    for (index_t lj = 0; lj < e[1]; ++lj)
+      for (index_t li = 0; li < e[0]; ++li) {
+        const auto gi = a.global_index({li, lj});
+        a.local()[static_cast<std::size_t>(li + lj * a.leading_dimension())] = value_at<double>(gi[0], gi[1], 1);
+      }
+  }
+  const Descriptor da = scalapack::descriptor(a, ctxt);
+  REQUIRE(da.mb == (29 + g.nprow - 1) / g.nprow);
+  REQUIRE(da.nb == 4);
+  // Copy it with ScaLAPACK into a 1 × P Cyclic<3> matrix and check the values there.
+  const BlacsGrid gb{1, world.size(), Order::row_major, 0};
+  std::mt19937 rng(1), local_rng(2);
+  Matrix b = make_matrix<double>(world, rng, local_rng, gb, 29, 23, 2);
+  Matrix am;
+  am.desc = da;
+  am.grid = g;
+  am.bytes.resize(a.local().size() * sizeof(double));
+  if (!am.bytes.empty()) std::memcpy(am.bytes.data(), a.local().data(), am.bytes.size());
+  scalapack_gemr2d<double>(29, 23, am, 1, 1, b, 1, 1);
+  REQUIRE(all_ok(world, holds_copy<double>(world, b, 29, 23, 1, 1, 1, 1)));
+}
+
+TEST_CASE("blacs_grid(ctxt, comm) reads row- and column-major grids on process subsets", "[mpi][scalapack][blacs]") {
+  mpi::communicator world;
+  REQUIRE_THROWS_WITH(scalapack::blacs_grid(-1, world), Catch::Contains("requires some rank of comm to be in the context"));
+  if (world.size() >= 2) {
+    // A grid that maps (0, 0) to rank 1 and (0, 1) to rank 0: not expressible.
+    int ctxt = 0, map[2] = {1, 0};
+    Cblacs_get(-1, 0, &ctxt);
+    Cblacs_gridmap(&ctxt, map, 1, 1, 2);
+    if (world.rank() > 1) ctxt = -1;
+    REQUIRE_THROWS_WITH(scalapack::blacs_grid(ctxt, world), Catch::Contains("to be consecutive ranks of comm"));
+  }
+  for (Order o : {Order::row_major, Order::column_major})
+    for (int first = 0; first < world.size(); ++first) {
+      const int size = world.size() - first;
+      const BlacsGrid g{size >= 2 ? 2 : 1, size >= 2 ? size / 2 : 1, o, first};
+      const int ctxt = contexts().get(g);
+      // Collective: ranks outside pass -1 and learn the grid too. A grid of one row or column
+      // numbers ranks the same in both orders; blacs_grid says row_major.
+      const BlacsGrid got = scalapack::blacs_grid(ctxt, world);
+      const BlacsGrid want = g.nprow == 1 || g.npcol == 1 ? BlacsGrid{g.nprow, g.npcol, Order::row_major, first} : g;
+      const bool ok = got == want;
+      REQUIRE(all_ok(world, ok));
+    }
+}
+
+TEST_CASE("gemr2d rejects bad arguments on every rank before moving data", "[mpi][scalapack][error]") {
+  mpi::communicator world;
+  const int p = world.size();
+  const BlacsGrid g{1, p, Order::row_major, 0};
+  std::mt19937 rng(3), local_rng(30u + static_cast<unsigned>(world.rank()));
+  Matrix a = make_matrix<double>(world, rng, local_rng, g, 20, 20, 1);
+  Matrix b = make_matrix<double>(world, rng, local_rng, g, 20, 20, 2);
+  const Matrix b0 = b;
+  auto call = [&](int m, int n, int ia, int ja, Descriptor da, Descriptor db, int ib = 1, int jb = 1) {
+    redist::gemr2d(m, n, a.data<double>(), ia, ja, da, g, b.data<double>(), ib, jb, db, g, world);
+  };
+  using Catch::Contains;
+
+  REQUIRE_THROWS_WITH((Descriptor{2, 0, 4, 4, 1, 1, 0, 0, 4}),
+                      Contains("redist::scalapack::Descriptor(desc) requires desc[0] (DTYPE_) to be 1"));
+  const int bad[9] = {3, 0, 4, 4, 1, 1, 0, 0, 4};
+  REQUIRE_THROWS_WITH(Descriptor(bad), Contains("DTYPE_"));
+  const int outside[9] = {3, -1, 0, 0, 0, 0, 0, 0, 0};
+  REQUIRE_NOTHROW(Descriptor(outside));
+
+  REQUIRE_THROWS_WITH(call(10, 10, 12, 1, a.desc, b.desc), Contains("requires ia to be in [1, desca.m - m + 1]"));
+  REQUIRE_THROWS_WITH(call(10, 10, 1, 0, a.desc, b.desc), Contains("requires ja to be in"));
+  REQUIRE_THROWS_WITH(call(10, 10, 1, 1, a.desc, b.desc, 1, 15), Contains("requires jb to be in"));
+  REQUIRE_THROWS_WITH(call(-1, 10, 1, 1, a.desc, b.desc), Contains("requires m and n to be >= 0"));
+  {
+    Descriptor d = a.desc;
+    d.rsrc = 1;  // a 1 × P grid has one row
+    REQUIRE_THROWS_WITH(call(10, 10, 1, 1, d, b.desc), Contains("requires desca.rsrc (RSRC_) to be in [0, nprow)"));
+  }
+  {
+    // LLD too small on the last rank only: every rank throws.
+    Descriptor d = b.desc;
+    if (world.rank() == p - 1) d.lld = 0;
+    REQUIRE_THROWS_WITH(call(10, 10, 1, 1, a.desc, d), Contains("requires descb.lld (LLD_) to be >= max(1, local rows)"));
+  }
+  {
+    // m differs between ranks.
+    const int m = world.rank() == 0 ? 10 : 11;
+    if (p > 1) REQUIRE_THROWS_WITH(call(m, 10, 1, 1, a.desc, b.desc), Contains("requires every rank to pass the same m"));
+  }
+  {
+    // No rank in A's context.
+    Descriptor d = a.desc;
+    d.ctxt = -1;
+    REQUIRE_THROWS_WITH(call(10, 10, 1, 1, d, b.desc), Contains("requires some rank to be in desca's context"));
+  }
+  {
+    // A rank in the grid that says it is not in the context.
+    Descriptor d = a.desc;
+    if (world.rank() == 0) d.ctxt = -1;
+    if (p > 1)
+      REQUIRE_THROWS_WITH(call(10, 10, 1, 1, d, b.desc), Contains("requires every rank of desca's grid to be in its context"));
+  }
+  {
+    // A grid larger than the communicator.
+    const BlacsGrid big{2, p, Order::row_major, 0};
+    REQUIRE_THROWS_WITH(redist::gemr2d(10, 10, a.data<double>(), 1, 1, a.desc, big, b.data<double>(), 1, 1, b.desc, g,
+                                       world),
+                        Contains("requires desca's grid to fit the communicator"));
+  }
+  {
+    // The drop-in: a bad DTYPE on one rank.
+    auto da = a.desc.to_array();
+    const auto db = b.desc.to_array();
+    if (world.rank() == 0) da[0] = 5;
+    REQUIRE_THROWS_WITH(redist::gemr2d(10, 10, a.data<double>(), 1, 1, da.data(), b.data<double>(), 1, 1, db.data(), world),
+                        Contains("DTYPE_"));
+  }
+  REQUIRE(b.bytes == b0.bytes);  // no data moved
+  // And a good call still works after the errors.
+  call(10, 10, 2, 3, a.desc, b.desc, 4, 5);
+  REQUIRE(all_ok(world, holds_copy<double>(world, b, 10, 10, 2, 3, 4, 5)));
+}
