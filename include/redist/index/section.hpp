@@ -20,9 +20,8 @@ struct Loop {
 
 /// The elements src + Σ_k i_k·loops[k].src_stride on the sender, which go to dst + Σ_k
 /// i_k·loops[k].dst_stride on the receiver, for 0 <= i_k < loops[k].count. loops[0] is the
-/// innermost loop; the packed order of a message runs the loops outermost first. An N-D
-/// intersection block needs at most two loops per dimension (the elements of a piece, the
-/// pieces of a family), so eight loops cover arrays of rank 4.
+/// innermost loop. An N-D intersection block needs at most two loops per dimension (the
+/// elements of a piece, the pieces of a family), so eight loops cover arrays of rank 4.
 struct Section {
   static constexpr std::size_t max_depth = 8;
 
@@ -31,14 +30,16 @@ struct Section {
   std::size_t depth = 0;
   std::array<Loop, max_depth> loops{};
 
-  constexpr index_t size() const noexcept {
+  constexpr index_t size() const noexcept { return size_of(0, depth); }
+  /// Elements of the loops [from, to).
+  constexpr index_t size_of(std::size_t from, std::size_t to) const noexcept {
     index_t n = 1;
-    for (std::size_t k = 0; k < depth; ++k) n *= loops[k].count;
+    for (std::size_t k = from; k < to; ++k) n *= loops[k].count;
     return n;
   }
-  /// One contiguous range on the sender (after normalize(), a single unit-stride loop or none).
-  constexpr bool src_contiguous() const noexcept { return depth == 0 || (depth == 1 && loops[0].src_stride == 1); }
-  constexpr bool dst_contiguous() const noexcept { return depth == 0 || (depth == 1 && loops[0].dst_stride == 1); }
+  /// One contiguous range on the sender, in packed order: the loops tile a range there.
+  constexpr bool src_contiguous() const noexcept { return contiguous(true); }
+  constexpr bool dst_contiguous() const noexcept { return contiguous(false); }
   friend constexpr bool operator==(const Section&, const Section&) = default;
 
   /// Adds an outer loop (loops are added innermost first).
@@ -50,12 +51,24 @@ struct Section {
   /// Drops loops of one iteration and merges a loop into the next inner one where it continues
   /// it on both sides (stride = inner count · inner stride): the same elements in the same
   /// order, in fewer and longer loops.
-  constexpr void normalize() noexcept {
-    std::size_t out = 0;
+  constexpr void normalize() noexcept { depth = merge(0, depth, 0); }
+
+ private:
+  constexpr bool contiguous(bool src_side) const noexcept {
+    index_t expect = 1;
     for (std::size_t k = 0; k < depth; ++k) {
+      if ((src_side ? loops[k].src_stride : loops[k].dst_stride) != expect && loops[k].count > 1) return false;
+      expect *= loops[k].count;
+    }
+    return true;
+  }
+  /// Normalizes loops [from, to) into loops [out, ...); returns the end.
+  constexpr std::size_t merge(std::size_t from, std::size_t to, std::size_t out) noexcept {
+    const std::size_t first = out;
+    for (std::size_t k = from; k < to; ++k) {
       const Loop l = loops[k];
       if (l.count == 1) continue;
-      if (out > 0) {
+      if (out > first) {
         Loop& in = loops[out - 1];
         if (l.src_stride == in.count * in.src_stride && l.dst_stride == in.count * in.dst_stride) {
           in.count *= l.count;
@@ -64,8 +77,8 @@ struct Section {
       }
       loops[out++] = l;
     }
-    for (std::size_t k = out; k < depth; ++k) loops[k] = Loop{};
-    depth = out;
+    for (std::size_t k = out; k < to; ++k) loops[k] = Loop{};
+    return out;
   }
 };
 
@@ -74,11 +87,11 @@ struct Section {
 constexpr void append_section(std::vector<Section>& sections, Section s) {
   if (s.size() == 0) return;
   s.normalize();
-  if (!sections.empty() && s.depth <= 1 && (s.depth == 0 || (s.loops[0].src_stride == 1 && s.loops[0].dst_stride == 1))) {
+  if (!sections.empty() && s.src_contiguous() && s.dst_contiguous()) {
     Section& last = sections.back();
-    const bool last_unit = last.depth == 0 || (last.depth == 1 && last.loops[0].src_stride == 1 && last.loops[0].dst_stride == 1);
     const index_t n = last.size();
-    if (last_unit && last.src + n == s.src && last.dst + n == s.dst) {
+    if (last.src_contiguous() && last.dst_contiguous() && last.src + n == s.src &&
+        last.dst + n == s.dst) {
       last.depth = 1;
       last.loops[0] = Loop{n + s.size(), 1, 1};
       return;
