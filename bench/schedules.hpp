@@ -9,8 +9,10 @@
 #include <redist/dist/gen_block.hpp>
 #include <redist/array/multiphase.hpp>
 #include <redist/plan/basic_cycle.hpp>
+#include <redist/plan/circulant.hpp>
 #include <redist/plan/gen_block.hpp>
 #include <redist/schedule/basic_cycle.hpp>
+#include <redist/schedule/circulant.hpp>
 #include <redist/schedule/gen_block.hpp>
 #include <redist/schedule/multiphase.hpp>
 #include <redist/plan/grid.hpp>
@@ -60,6 +62,9 @@ inline const auto schedules = std::tuple{
     NamedSchedule<schedule::bcc_t, CyclicToCyclic>{"bcc", schedule::bcc},
     NamedSchedule<schedule::bcc_contention_free_t, CyclicToCyclic>{"bcc_contention_free", schedule::bcc_contention_free},
     NamedSchedule<schedule::multiphase_t, CyclicToCyclic>{"multiphase", schedule::multiphase},
+    NamedSchedule<schedule::direct_t, CyclicToCyclic>{"direct", schedule::direct},
+    NamedSchedule<schedule::indirect_t, CyclicToCyclic>{"indirect", schedule::indirect},
+    NamedSchedule<schedule::hybrid_t, CyclicToCyclic>{"hybrid1", schedule::hybrid(1)},
     NamedSchedule<schedule::tpdr_t, GenBlockToGenBlock>{"tpdr", schedule::tpdr},
     NamedSchedule<schedule::etpdr_t, GenBlockToGenBlock>{"etpdr", schedule::etpdr},
     NamedSchedule<schedule::list_t, GenBlockToGenBlock>{"list", schedule::list},

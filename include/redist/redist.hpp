@@ -16,6 +16,7 @@
 #include <redist/dist/grid.hpp>
 #include <redist/dist/ldd.hpp>
 #include <redist/index/basic_cycle.hpp>
+#include <redist/index/circulant.hpp>
 #include <redist/index/gen_block.hpp>
 #include <redist/index/grid.hpp>
 #include <redist/index/intersect.hpp>
@@ -25,11 +26,14 @@
 #include <redist/schedule/basic_cycle.hpp>
 #include <redist/schedule/gen_block.hpp>
 #include <redist/schedule/multiphase.hpp>
+#include <redist/schedule/circulant.hpp>
+#include <redist/schedule/cost.hpp>
 #include <redist/schedule/transfer.hpp>
 #include <redist/schedule/caterpillar.hpp>
 #include <redist/schedule/relative_group.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/plan/basic_cycle.hpp>
+#include <redist/plan/circulant.hpp>
 #include <redist/plan/gen_block.hpp>
 #include <redist/plan/grid.hpp>
 #include <redist/plan/scheduled.hpp>
@@ -39,7 +43,9 @@
 #include <redist/runtime/scratch.hpp>
 #include <redist/runtime/exchange.hpp>
 #include <redist/runtime/exchange_cycles.hpp>
+#include <redist/runtime/exchange_circulant.hpp>
 #include <redist/runtime/calibrate.hpp>
+#include <redist/runtime/calibrate_gdm.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>

@@ -235,10 +235,10 @@ using C2 = Cyclic<2>::mapping;
 using Cd = Cyclic<dynamic>::mapping;
 static_assert(bcc_selected<C3, C2> && bcc_selected<Cd, C2> && bcc_selected<Cd, Cd>);
 static_assert(!bcc_selected<Block::mapping, C2> && !bcc_selected<C3, GenBlock::mapping>);
-static_assert(std::is_same_v<decltype(plan_with(std::declval<C3>(), std::declval<C2>(), 0, schedule::automatic)), CyclePlan>);
-static_assert(std::is_same_v<decltype(plan_with(std::declval<Cd>(), std::declval<Cd>(), 0, schedule::automatic)), CyclePlan>);
+static_assert(std::is_same_v<decltype(plan_with(std::declval<C3>(), std::declval<C2>(), 0, schedule::automatic)), CirculantPlan>);
+static_assert(std::is_same_v<decltype(plan_with(std::declval<Cd>(), std::declval<Cd>(), 0, schedule::automatic)), CirculantPlan>);
 static_assert(std::is_same_v<decltype(plan_with(std::declval<Block::mapping>(), std::declval<C2>(), 0, schedule::automatic)), Plan>);
-static_assert(std::is_same_v<Redistribution<C3, C2>::plan_type, CyclePlan>);
+static_assert(std::is_same_v<Redistribution<C3, C2>::plan_type, CirculantPlan>);
 static_assert(std::is_same_v<Redistribution<C3, C2, schedule::all_at_once_t>::plan_type, Plan>);
 static_assert(schedule::is_policy<schedule::bcc_t> && schedule::is_policy<schedule::bcc_contention_free_t> &&
               schedule::is_policy<schedule::multiphase_t>);

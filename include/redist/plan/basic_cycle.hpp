@@ -35,8 +35,9 @@ concept CyclicMapping = requires { typename M::distribution_type; } &&
                         detail::is_cyclic_distribution<typename M::distribution_type> &&
                         std::same_as<M, typename M::distribution_type::mapping>;
 
-/// True when schedule::automatic takes the basic-cycle calculation for From -> To: decided from
-/// the types alone (both CYCLIC), at compile time.
+/// True when schedule::automatic chooses among the Cyclic schedules for From -> To (the
+/// basic-cycle calculation and seed 001's circulant schedules, plan/circulant.hpp, by the GDM
+/// model): decided from the types alone (both CYCLIC), at compile time.
 template <class From, class To>
 inline constexpr bool bcc_selected = CyclicMapping<From> && CyclicMapping<To>;
 
@@ -283,16 +284,6 @@ CyclePlan plan_with(const From& from, const To& to, int rank, schedule::bcc_cont
                                   detail::bcc_order::contention_free);
 }
 
-/// schedule::automatic for Cyclic<s> -> Cyclic<t>: the basic-cycle calculation. The choice is
-/// made from the types (this overload is more constrained than the general one); Cyclic<dynamic>
-/// takes the same path with its block size known at run time.
-template <class From, class To>
-  requires CyclicMapping<From> && CyclicMapping<To>
-CyclePlan plan_with(const From& from, const To& to, int rank, schedule::automatic_t) {
-  static_assert(bcc_selected<From, To>);
-  return plan_with(from, to, rank, schedule::bcc);
-}
-
 /// The piece size this rank can afford under a scratch budget of `budget` elements, as
 /// piece_limit(const Plan&) but for both ways of running a CyclePlan. The value is agreed by
 /// all ranks (the smallest wins), so it also decides, the same on every rank, how the plan runs:
@@ -455,3 +446,7 @@ struct BasicCyclePlan : detail::basic_cycle_tables<S, T, P> {
 };
 
 }  // namespace redist
+
+// schedule::automatic for Cyclic pairs, and the circulant schedules (seed 001), whose plan can
+// also hold this file's CyclePlan.
+#include <redist/plan/circulant.hpp>

@@ -1,0 +1,130 @@
+/// @file Defines the GDM cost model of seed 001 (startup Ts, per-byte Td), its predictions for the direct, indirect, hybrid and basic-cycle schedules, and the choice of schedule::automatic for Cyclic pairs.
+#pragma once
+
+#include <cstddef>
+
+#include <redist/index/circulant.hpp>
+#include <redist/schedule/circulant.hpp>
+#include <redist/schedule/schedule.hpp>
+
+namespace redist::schedule {
+
+/// The machine of the GDM model: a message of m bytes costs ts + m·td seconds, and a step in
+/// which every process sends at most one message and receives at most one costs as much as its
+/// largest message. redist adds `tstep`, the cost of one synchronization (a step that waits for
+/// its messages before the next one starts), which the paper's synchronous steps fold into ts:
+/// it separates schedules run step by step (BCC, the shifts of indirect and hybrid) from the
+/// direct part of a circulant schedule, which redist posts at once. runtime::gdm_parameters(comm)
+/// measures all three (once per communicator).
+struct Machine {
+  double ts = 0;     ///< startup, seconds per message
+  double td = 0;     ///< transmission, seconds per byte
+  double tstep = 0;  ///< synchronization, seconds per sequential step
+  friend constexpr bool operator==(const Machine&, const Machine&) = default;
+};
+
+/// What schedule::automatic assumes when it is given no measurement: Open MPI's shared-memory
+/// transport on the development machine, 4 ranks on 2 cores (measured by runtime::gdm_parameters;
+/// see doc/circulant.md). Use schedule::modeled(runtime::gdm_parameters(comm)) for the real machine.
+inline constexpr Machine default_machine{4.0e-6, 1.0e-10, 1.0e-6};
+
+/// The element size schedule::automatic assumes (it is chosen before the element type is known).
+inline constexpr index_t automatic_element_bytes = 8;
+
+/// schedule::automatic with a given machine and element size: for Cyclic pairs, the schedule the
+/// GDM model predicts cheapest among BCC, direct, indirect and hybrid(d). Every process must pass
+/// the same values (runtime::gdm_parameters gives every rank the same ones).
+struct modeled_t {
+  Machine machine = default_machine;
+  index_t element_bytes = automatic_element_bytes;
+  friend constexpr bool operator==(const modeled_t&, const modeled_t&) = default;
+};
+constexpr modeled_t modeled(Machine m, index_t element_bytes = automatic_element_bytes) { return {m, element_bytes}; }
+
+template <>
+inline constexpr bool is_policy<modeled_t> = true;
+
+/// Corollary 2 as printed: (i) direct, (ii) indirect, (iii) hybrid(d), for N elements of b bytes.
+/// Theorem 3's step counts are not always reached (ERRATA 001); predict() uses the real ones.
+constexpr double corollary2_direct(index_t k, index_t n, index_t p, index_t b, Machine m) noexcept {
+  return static_cast<double>(k) * m.ts + static_cast<double>(n) / static_cast<double>(p) * static_cast<double>(b) * m.td;
+}
+constexpr double corollary2_indirect(index_t k, index_t n, index_t p, index_t b, Machine m) noexcept {
+  const double l = index::ceil_log2(k), np = static_cast<double>(n) / static_cast<double>(p);
+  return (l + 2) * m.ts + ((l + 1) * np / 2 + np) * static_cast<double>(b) * m.td;
+}
+constexpr double corollary2_hybrid(index_t k, index_t n, index_t p, index_t b, int d, Machine m) noexcept {
+  const double np = static_cast<double>(n) / static_cast<double>(p);
+  const double steps = d + static_cast<double>((k + (index_t{1} << d) - 1) >> d);
+  return steps * m.ts + (d * np / 2 + np) * static_cast<double>(b) * m.td;
+}
+
+/// The GDM time of a circulant schedule of R(K, P) moving n elements of b bytes as redist runs
+/// it: per shift step, tstep + ts + its message (rows moved × the elements of one block row,
+/// n / (P·K)); the direct steps, posted at once, one tstep, ts per message of the busiest
+/// process (a step in which a process keeps its blocks sends nothing) and their messages' bytes.
+/// With tstep = 0 the direct schedule's time is Corollary 2 (i) whenever some process sends in
+/// every step.
+constexpr double predict(const CirculantSchedule& s, index_t n, index_t b, Machine m) noexcept {
+  const double per_row = static_cast<double>(n) / static_cast<double>(s.shape.p * s.shape.k);
+  double t = 0;
+  bool any_direct = false;
+  index_t busiest = 0;
+  for (index_t c = 0; c < s.shape.p; ++c) {
+    index_t sends = 0;
+    for (const CirculantStep& st : s.steps)
+      if (st.phase == circulant_phase::direct && s.to(st, c) != c) ++sends;
+    busiest = sends > busiest ? sends : busiest;
+  }
+  for (const CirculantStep& st : s.steps) {
+    index_t rows = 0;
+    for (index_t i = 0; i < s.shape.k; ++i) rows += s.moves(st, i) ? 1 : 0;
+    const double bytes = static_cast<double>(rows) * per_row * static_cast<double>(b) * m.td;
+    if (st.phase == circulant_phase::direct) {
+      any_direct = true;
+      t += bytes;
+    } else {
+      t += m.tstep + m.ts + bytes;
+    }
+  }
+  if (any_direct) t += m.tstep + static_cast<double>(busiest) * m.ts;
+  return t;
+}
+
+/// The GDM time of the basic-cycle calculation's exchange: `messages` startups (one process's),
+/// `steps` synchronizations (it runs its schedule step by step) and the process's share of the
+/// array once.
+constexpr double predict_bcc(index_t messages, index_t steps, index_t n, index_t p, index_t b, Machine m) noexcept {
+  return static_cast<double>(messages) * m.ts + static_cast<double>(steps) * m.tstep +
+         static_cast<double>(n) / static_cast<double>(p) * static_cast<double>(b) * m.td;
+}
+
+/// What schedule::automatic runs for a Cyclic pair.
+struct CyclicChoice {
+  enum class method : unsigned char { bcc, circulant } kind = method::bcc;
+  int d = 0;           ///< hybrid degree when circulant (0: direct; indirect_depth: indirect)
+  double predicted = 0;  ///< seconds, the model's time of the choice
+  friend constexpr bool operator==(const CyclicChoice&, const CyclicChoice&) = default;
+};
+
+/// The cheapest of BCC (`bcc_messages` per process in `bcc_steps` steps) and hybrid(d) for every d from 0 (direct) to
+/// the indirect depth of each phase of `phases` (one R(K, P), or two for a general pair through
+/// CYCLIC(lcm)). Ties go to the circulant schedule, then to the smaller d. The same inputs give the same choice on
+/// every process.
+constexpr CyclicChoice choose_cyclic(const index::Circulant* phases, int nphases, index_t bcc_messages,
+                                     index_t bcc_steps, index_t n, index_t b, Machine m) {
+  CyclicChoice best{CyclicChoice::method::bcc, 0, predict_bcc(bcc_messages, bcc_steps, n, phases[0].p, b, m)};
+  int depth = 0;
+  for (int i = 0; i < nphases; ++i) depth = depth > indirect_depth(phases[i]) ? depth : indirect_depth(phases[i]);
+  for (int d = 0; d <= depth; ++d) {
+    double t = 0;
+    for (int i = 0; i < nphases; ++i) t += predict(circulant_schedule(phases[i], d), n, b, m);
+    // Ties (within rounding) between BCC and a circulant schedule go to the circulant one: the
+    // model does not see BCC's step-by-step execution, and direct measured as fast or faster.
+    const bool better = best.kind == CyclicChoice::method::bcc ? t <= best.predicted * (1 + 1e-9) : t < best.predicted;
+    if (better) best = {CyclicChoice::method::circulant, d, t};
+  }
+  return best;
+}
+
+}  // namespace redist::schedule

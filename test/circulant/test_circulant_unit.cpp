@@ -1,0 +1,205 @@
+// Serial tests of seed 001's generalized circulant schedules: Theorem 2's tables against brute
+// force, the R(6, 9) example, step counts, and every schedule run in the virtual-rank simulator
+// against the oracle (contention-free steps, relays included), K <= 32, P <= 64, ragged n.
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <redist/index/circulant.hpp>
+#include <redist/plan/circulant.hpp>
+#include <redist/schedule/circulant.hpp>
+#include <redist/schedule/cost.hpp>
+
+#include "../support/oracle.hpp"
+#include "circulant_sim.hpp"
+
+using namespace redist;
+using CycMap = Cyclic<dynamic>::mapping;
+
+namespace {
+// Static checks: the tables are constexpr.
+constexpr index::Circulant r69(6, 9);
+static_assert(r69.g == 3 && r69.k1 == 2 && r69.p1 == 3);
+static_assert(r69.ps(0, 0) == 0 && r69.ps(0, 1) == 6 && r69.ps(0, 2) == 3 && r69.ps(0, 3) == 2 && r69.ps(0, 4) == 8 &&
+              r69.ps(0, 5) == 5 && r69.ps(0, 6) == 1 && r69.ps(0, 7) == 7 && r69.ps(0, 8) == 4);
+// ERRATA 001: Theorem 2 gives Ps(3, 3) = 0 where Corollary 1's recurrence gives 3.
+static_assert(r69.ps(3, 3) == 0);
+static_assert(schedule::circulant_schedule(index::Circulant(31, 64), 100).size() == 6);
+static_assert(schedule::circulant_schedule(index::Circulant(6, 9), 1).size() == 4);
+static_assert(schedule::circulant_schedule(index::Circulant(6, 8), 1).size() == 5);  // ERRATA: not 4
+static_assert(index::extended_euclid(240, 46) == index::Bezout{2, -9, 47});
+
+/// Brute force: the destination of S(row, j) = row·P + j is (row·P + j) / K.
+std::string check_tables(index_t K, index_t P) {
+  const index::Circulant c(K, P);
+  for (index_t j = 0; j < P; ++j) {
+    std::vector<int> rows(static_cast<std::size_t>(K), 0);
+    for (index_t i = 0; i < K; ++i) {
+      const index_t d = c.ds(i, j);
+      if (d < 0 || d >= K) return "Ds out of range";
+      ++rows[static_cast<std::size_t>(d)];
+      const index_t block = d * P + j;
+      if (c.ps(i, j) != block / K) return "Ps(" + std::to_string(i) + "," + std::to_string(j) + ") is not S'/K";
+      if (c.pr(i, c.ps(i, j)) != j) return "Pr is not the inverse of Ps";
+      if (c.dr(i, c.ps(i, j)) != block % K) return "Dr is not the receiving row";
+    }
+    for (int r : rows)
+      if (r != 1) return "column " + std::to_string(j) + " of Ds is not a permutation";
+  }
+  for (index_t i = 0; i < K; ++i) {
+    std::vector<int> seen(static_cast<std::size_t>(P), 0);
+    for (index_t j = 0; j < P; ++j) ++seen[static_cast<std::size_t>(c.ps(i, j))];
+    for (int s : seen)
+      if (s != 1) return "row " + std::to_string(i) + " of Ps is not a permutation";
+  }
+  return "";
+}
+
+test::CirculantSim run(index_t s, index_t t, index_t n, int P, auto policy) {
+  const CycMap from(Cyclic<dynamic>(s), n, P), to(Cyclic<dynamic>(t), n, P);
+  return test::simulate_circulant(P, test::oracle(Cyclic<dynamic>(s), n, P), test::oracle(Cyclic<dynamic>(t), n, P), n,
+                                  [&](int r) { return plan_with(from, to, r, policy); });
+}
+}  // namespace
+
+TEST_CASE("Theorem 2's Ps, Ds, Pr and Dr agree with brute force for K <= 32, P <= 64", "[circulant][tables]") {
+  for (index_t K = 1; K <= 32; ++K)
+    for (index_t P = 1; P <= 64; ++P) {
+      INFO("K = " << K << ", P = " << P);
+      REQUIRE(check_tables(K, P) == "");
+    }
+}
+
+TEST_CASE("R(6, 9): row 0 of Ps, and hybrid(1) combines rows 0&3, 1&4, 2&5", "[circulant][paper]") {
+  const index::Circulant c(6, 9);
+  const std::vector<index_t> row0{0, 6, 3, 2, 8, 5, 1, 7, 4};
+  for (index_t j = 0; j < 9; ++j) CHECK(c.ps(0, j) == row0[static_cast<std::size_t>(j)]);
+  const auto h = schedule::circulant_schedule(c, 1);
+  REQUIRE(h.size() == 4);
+  CHECK(h.steps[0].phase == schedule::circulant_phase::shift_rows);
+  // After the one shift the rows of the two submatrix rows are identical: each direct step moves
+  // rows {r, r + 3}.
+  for (std::size_t t = 1; t < 4; ++t) {
+    std::vector<index_t> rows;
+    for (index_t i = 0; i < 6; ++i)
+      if (h.moves(h.steps[t], i)) rows.push_back(i);
+    CHECK(rows == std::vector<index_t>{static_cast<index_t>(t - 1), static_cast<index_t>(t + 2)});
+  }
+  CHECK(schedule::circulant_schedule(c, 0).size() == 6);                            // direct: K steps
+  CHECK(schedule::circulant_schedule(c, schedule::indirect_depth(c)).size() == 4);  // 1 + 2 + 1
+}
+
+TEST_CASE("Step counts: K = 31, P = 64 takes 6 indirect steps; indirect <= ceil(log K) + 2 always", "[circulant][steps]") {
+  CHECK(schedule::circulant_schedule(index::Circulant(31, 64), schedule::indirect_depth(index::Circulant(31, 64))).size() == 6);
+  CHECK(schedule::circulant_schedule(index::Circulant(31, 64), 0).size() == 31);
+  for (index_t K = 1; K <= 32; ++K)
+    for (index_t P = 1; P <= 64; ++P) {
+      const index::Circulant c(K, P);
+      const auto ind = schedule::circulant_schedule(c, schedule::indirect_depth(c));
+      INFO("K = " << K << ", P = " << P);
+      CHECK(static_cast<int>(ind.size()) <= index::ceil_log2(K) + 2);
+      const auto dir = schedule::circulant_schedule(c, 0);
+      CHECK(static_cast<index_t>(dir.size()) <= K);
+      if (K < P) CHECK(static_cast<index_t>(dir.size()) == K - (K == 1 ? 1 : 0));
+    }
+}
+
+TEST_CASE("Every circulant schedule is contention-free and exact in the virtual-rank simulation", "[circulant][simulate]") {
+  std::mt19937 rng(2026);
+  int cases = 0;
+  for (index_t K = 1; K <= 32; ++K)
+    for (int P = 1; P <= 64; ++P) {
+      // Sample: every small case, half of the others.
+      if (P > 12 && K > 6 && rng() % 2 != 0) continue;
+      const index_t x = 1 + static_cast<index_t>(rng() % 3);
+      const index_t full = x * K * P;
+      // A ragged n: a few superblocks, cut somewhere.
+      const index_t n = static_cast<index_t>(rng() % static_cast<unsigned>(2 * full + 1)) + (rng() % 4 == 0 ? 0 : 1);
+      const int depth = schedule::indirect_depth(index::Circulant(K, P));
+      const int d = depth == 0 ? 0 : static_cast<int>(rng() % static_cast<unsigned>(depth + 1));
+      for (bool reverse : {false, true}) {
+        const index_t s = reverse ? K * x : x, t = reverse ? x : K * x;
+        INFO("K = " << K << ", P = " << P << ", x = " << x << ", n = " << n << ", d = " << d << (reverse ? " reverse" : ""));
+        auto a = run(s, t, n, P, schedule::direct);
+        INFO(a.failure);
+        REQUIRE(a.ok);
+        // Direct needs no relay area: its workspace is the larger local array (the default budget),
+        // or one step's packed send and receive when that alone is more.
+        {
+          const CycMap f(Cyclic<dynamic>(s), n, P), g(Cyclic<dynamic>(t), n, P);
+          const int r = static_cast<int>(rng() % static_cast<unsigned>(P));
+          const CirculantPlan pd = plan_with(f, g, r, schedule::direct);
+          index_t step = 0;
+          for (const CirculantIo& io : pd.phases[0].steps)
+            step = std::max(step, io.send.size + io.recv.size);
+          CHECK(pd.phases[0].held_size == 0);
+          CHECK(pd.scratch_elements() <= std::max({f.local_size(r), g.local_size(r), step}));
+        }
+        auto b = run(s, t, n, P, schedule::indirect);
+        INFO(b.failure);
+        REQUIRE(b.ok);
+        CHECK(static_cast<int>(b.steps) <= index::ceil_log2(K) + 2);
+        auto h = run(s, t, n, P, schedule::hybrid(d));
+        INFO(h.failure);
+        REQUIRE(h.ok);
+        ++cases;
+      }
+    }
+  CHECK(cases > 200);
+}
+
+TEST_CASE("Two phases through Cyclic(lcm) for general Cyclic pairs", "[circulant][two_phase]") {
+  for (auto [s, t] : std::vector<std::pair<index_t, index_t>>{{2, 3}, {3, 2}, {4, 6}, {5, 7}, {8, 5}, {6, 10}})
+    for (int P : {1, 2, 3, 5, 7, 16})
+      for (index_t n : {index_t{0}, index_t{1}, index_t{97}, index_t{1000}, index_t{4321}}) {
+        INFO("s = " << s << ", t = " << t << ", P = " << P << ", n = " << n);
+        auto a = run(s, t, n, P, schedule::direct);
+        INFO(a.failure);
+        REQUIRE(a.ok);
+        auto b = run(s, t, n, P, schedule::indirect);
+        INFO(b.failure);
+        REQUIRE(b.ok);
+        auto h = run(s, t, n, P, schedule::hybrid(1));
+        INFO(h.failure);
+        REQUIRE(h.ok);
+      }
+  // Table 1: x, y relatively prime: ceil(log x) + ceil(log y) + 4 indirect steps at most.
+  const CycMap f(Cyclic<dynamic>(5), 100000, 64), g(Cyclic<dynamic>(7), 100000, 64);
+  CHECK(plan_with(f, g, 0, schedule::indirect).steps() <= 3 + 3 + 4);
+}
+
+TEST_CASE("automatic picks by the GDM model, the same on every rank, and runs exactly", "[circulant][automatic]") {
+  const schedule::Machine startup_bound{1e-3, 1e-12}, bandwidth_bound{1e-9, 1e-6};
+  // Tiny messages, expensive startups: fewer steps win (indirect, or BCC's few messages).
+  const CycMap f(Cyclic<dynamic>(1), 4096, 64), g(Cyclic<dynamic>(31), 4096, 64);
+  const CirculantPlan p = plan_with(f, g, 0, schedule::modeled(startup_bound));
+  CHECK(p.kind == CirculantPlan::method::circulant);
+  CHECK(p.steps() == 6);  // indirect, or hybrid(4) = 4 + ceil(31 / 16) steps, with less volume
+  // Bandwidth-bound: moving every byte once wins; BCC and direct tie, and ties go to direct.
+  const CirculantPlan q = plan_with(f, g, 0, schedule::modeled(bandwidth_bound));
+  CHECK(q.kind == CirculantPlan::method::circulant);
+  CHECK(q.choice.d == 0);
+  for (int r = 1; r < 64; ++r) CHECK(plan_with(f, g, r, schedule::modeled(startup_bound)).choice == p.choice);
+  auto res = test::simulate_circulant(64, test::oracle(Cyclic<dynamic>(1), 4096, 64),
+                                      test::oracle(Cyclic<dynamic>(31), 4096, 64), 4096,
+                                      [&](int r) { return plan_with(f, g, r, schedule::modeled(startup_bound)); });
+  INFO(res.failure);
+  CHECK(res.ok);
+  // The model's numbers: Corollary 2 (i) and the real schedule agree for direct.
+  const schedule::Machine m{1e-5, 1e-9};
+  CHECK(schedule::predict(schedule::circulant_schedule(index::Circulant(8, 16), 0), 16 * 8 * 100, 8, m) ==
+        Approx(schedule::corollary2_direct(8, 16 * 8 * 100, 16, 8, m)));
+}
+
+TEST_CASE("Circulant policies reject bad arguments with a message", "[circulant][errors]") {
+  const CycMap f(Cyclic<dynamic>(2), 100, 4), g(Cyclic<dynamic>(6), 101, 4), h(Cyclic<dynamic>(6), 100, 3);
+  CHECK_THROWS_WITH(plan_with(f, g, 0, schedule::direct),
+                    "redist::plan_with(from, to, rank, direct) requires from and to to have the same global size");
+  CHECK_THROWS_WITH(plan_with(f, h, 0, schedule::indirect),
+                    "redist::plan_with(from, to, rank, indirect) requires from and to to have the same process count");
+  CHECK_THROWS_WITH(schedule::hybrid(-1), "redist::schedule::hybrid(d) requires d to be >= 0");
+}
