@@ -179,10 +179,10 @@ TEST_CASE("automatic picks by the GDM model, the same on every rank, and runs ex
   const CirculantPlan p = plan_with(f, g, 0, schedule::modeled(startup_bound));
   CHECK(p.kind == CirculantPlan::method::circulant);
   CHECK(p.steps() == 6);  // indirect, or hybrid(4) = 4 + ceil(31 / 16) steps, with less volume
-  // Bandwidth-bound: moving every byte once wins; BCC and direct tie, and ties go to direct.
+  // Bandwidth-bound: moving every byte once wins; BCC and direct tie, and bandwidth-bound ties go
+  // to BCC (its one-pass pack measured faster on large arrays).
   const CirculantPlan q = plan_with(f, g, 0, schedule::modeled(bandwidth_bound));
-  CHECK(q.kind == CirculantPlan::method::circulant);
-  CHECK(q.choice.d == 0);
+  CHECK(q.kind == CirculantPlan::method::bcc);
   for (int r = 1; r < 64; ++r) CHECK(plan_with(f, g, r, schedule::modeled(startup_bound)).choice == p.choice);
   auto res = test::simulate_circulant(64, test::oracle(Cyclic<dynamic>(1), 4096, 64),
                                       test::oracle(Cyclic<dynamic>(31), 4096, 64), 4096,

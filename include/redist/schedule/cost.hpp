@@ -109,19 +109,27 @@ struct CyclicChoice {
 
 /// The cheapest of BCC (`bcc_messages` per process in `bcc_steps` steps) and hybrid(d) for every d from 0 (direct) to
 /// the indirect depth of each phase of `phases` (one R(K, P), or two for a general pair through
-/// CYCLIC(lcm)). Ties go to the circulant schedule, then to the smaller d. The same inputs give the same choice on
+/// CYCLIC(lcm)). Bandwidth-bound, a circulant schedule must beat BCC by 10 %; otherwise ties go to
+/// the circulant schedule, then to the smaller d. The same inputs give the same choice on
 /// every process.
 constexpr CyclicChoice choose_cyclic(const index::Circulant* phases, int nphases, index_t bcc_messages,
                                      index_t bcc_steps, index_t n, index_t b, Machine m) {
   CyclicChoice best{CyclicChoice::method::bcc, 0, predict_bcc(bcc_messages, bcc_steps, n, phases[0].p, b, m)};
+  // Bandwidth-bound: the bytes term is at least 8 times BCC's startups and steps. There the model
+  // cannot tell BCC from a circulant schedule (both move each byte once) and BCC's one-pass pack
+  // measured faster (doc/circulant.md), so a circulant schedule must be predicted 10 % faster.
+  // Otherwise ties (within rounding) go to the circulant schedule, which, posted at once, measured
+  // as fast or faster on small arrays.
+  const double bytes = static_cast<double>(n) / static_cast<double>(phases[0].p) * static_cast<double>(b) * m.td;
+  const bool bandwidth_bound = bytes >= 8 * (best.predicted - bytes);
   int depth = 0;
   for (int i = 0; i < nphases; ++i) depth = depth > indirect_depth(phases[i]) ? depth : indirect_depth(phases[i]);
   for (int d = 0; d <= depth; ++d) {
     double t = 0;
     for (int i = 0; i < nphases; ++i) t += predict(circulant_schedule(phases[i], d), n, b, m);
-    // Ties (within rounding) between BCC and a circulant schedule go to the circulant one: the
-    // model does not see BCC's step-by-step execution, and direct measured as fast or faster.
-    const bool better = best.kind == CyclicChoice::method::bcc ? t <= best.predicted * (1 + 1e-9) : t < best.predicted;
+    bool better = t < best.predicted;
+    if (best.kind == CyclicChoice::method::bcc)
+      better = bandwidth_bound ? t < best.predicted * 0.9 : t <= best.predicted * (1 + 1e-9);
     if (better) best = {CyclicChoice::method::circulant, d, t};
   }
   return best;
