@@ -282,3 +282,24 @@ TEST_CASE("Transposed layouts are exact in the virtual-rank simulation", "[grid]
     REQUIRE(res.ok);
   }
 }
+
+TEST_CASE("automatic on N-D layouts: contention-free steps for large messages, all at once for small ones",
+          "[grid][schedule][automatic]") {
+  using S = Dist<Cyclic<2>, Cyclic<2>>;
+  using T = Dist<Block, Collapsed>;
+  for (index_t n : {40, 2048}) {
+    const S::mapping from(S{}, {n, n}, Grid{2, 2}, {0, 0}, Storage{}, 4);
+    const T::mapping to(T{}, {n, n}, Grid{4, 1}, {0, 0}, Storage{}, 4);
+    const auto transfers = grid_transfers(from, to);
+    const bool large = n * n / 16 >= stepwise_from_elements;
+    for (int r = 0; r < 4; ++r) {
+      const GridPlan p = plan_with(from, to, r, schedule::automatic);
+      if (!large) {
+        CHECK(p.schedule.size() == 1);
+        continue;
+      }
+      CHECK(p.schedule.size() == static_cast<std::size_t>(schedule::max_degree(transfers, 4)));
+      for (const auto& step : p.schedule.steps) CHECK((step.sends.size() <= 1 && step.recvs.size() <= 1));
+    }
+  }
+}
