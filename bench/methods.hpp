@@ -225,6 +225,30 @@ class NaiveMethod final : public IntoArray<A, B> {
 template <class From, class To, class Policy>
 concept plannable = requires(const From& from, const To& to, Policy policy) { plan_with(from, to, 0, policy); };
 
+/// Appends `redist` (b = a) and `redist:SCHEDULE` for every policy of schedules.hpp that serves
+/// DS -> DD and has a plan for it. L (may be null when only names are listed) has `src`, the
+/// source array, and `make_dst()`, which makes a destination array B.
+template <class A, class B, class DS, class DD, class L>
+void add_redist_methods(std::vector<MethodEntry>& e, const L* layouts) {
+  e.push_back({"redist", [layouts] {
+                 return std::make_unique<RedistMethod<A, B, schedule::automatic_t>>(*layouts->src, layouts->make_dst(),
+                                                                                    schedule::automatic, Call::assign);
+               }});
+  auto add_schedule = [&](const auto& s) {
+    using Policy = std::remove_cvref_t<decltype(s.policy)>;
+    using Serves = typename std::remove_cvref_t<decltype(s)>::layouts;
+    if constexpr (Serves::template serves<DS, DD> &&
+                  plannable<typename A::mapping_type, typename B::mapping_type, Policy>) {
+      const Policy policy = s.policy;
+      e.push_back({std::string("redist:") + s.name, [layouts, policy] {
+                     return std::make_unique<RedistMethod<A, B, Policy>>(*layouts->src, layouts->make_dst(), policy,
+                                                                         Call::redistribute);
+                   }});
+    }
+  };
+  std::apply([&](const auto&... s) { (add_schedule(s), ...); }, schedules);
+}
+
 /// Every method that applies to the pair of layouts of L, in the order of the CSV:
 /// redist, redist:SCHEDULE (schedules.hpp: the policies that serve DS -> DD), pdgemr2d (when ScaLAPACK can express both layouts),
 /// alltoallv, alltoallw, memcpy, naive. Entries make their method from *L when called; listing
@@ -234,22 +258,7 @@ std::vector<MethodEntry> methods_1d(const Layouts1d<T, DS, DD>* L) {
   using A = DistArray<T, DS>;
   using B = DistArray<T, DD>;
   std::vector<MethodEntry> e;
-  e.push_back({"redist", [L] {
-                 return std::make_unique<RedistMethod<A, B, schedule::automatic_t>>(*L->src, L->make_dst(),
-                                                                                    schedule::automatic, Call::assign);
-               }});
-  auto add_schedule = [&](const auto& s) {
-    using Policy = std::remove_cvref_t<decltype(s.policy)>;
-    using Serves = typename std::remove_cvref_t<decltype(s)>::layouts;
-    if constexpr (Serves::template serves<DS, DD> &&
-                  plannable<typename A::mapping_type, typename B::mapping_type, Policy>) {
-      const Policy policy = s.policy;
-      e.push_back({std::string("redist:") + s.name, [L, policy] {
-                     return std::make_unique<RedistMethod<A, B, Policy>>(*L->src, L->make_dst(), policy, Call::redistribute);
-                   }});
-    }
-  };
-  std::apply([&](const auto&... s) { (add_schedule(s), ...); }, schedules);
+  add_redist_methods<A, B, DS, DD>(e, L);
   if constexpr (std::is_same_v<T, double> && scalapack_expressible<DS> && scalapack_expressible<DD>)
     e.push_back({"pdgemr2d", [L] { return std::make_unique<Gemr2dMethod<A, B>>(*L->src, L->make_dst(), *L->grids); }});
   e.push_back({"alltoallv", [L] { return std::make_unique<AlltoallvMethod<A, B>>(*L->src, L->make_dst()); }});

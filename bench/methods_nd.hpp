@@ -238,22 +238,7 @@ std::vector<MethodEntry> methods_nd(const LayoutsNd<T, DS, DD>* L) {
   using A = DistArray<T, DS>;
   using B = DistArray<T, DD>;
   std::vector<MethodEntry> e;
-  e.push_back({"redist", [L] {
-                 return std::make_unique<RedistMethod<A, B, schedule::automatic_t>>(*L->src, L->make_dst(),
-                                                                                    schedule::automatic, Call::assign);
-               }});
-  auto add_schedule = [&](const auto& s) {
-    using Policy = std::remove_cvref_t<decltype(s.policy)>;
-    using Serves = typename std::remove_cvref_t<decltype(s)>::layouts;
-    if constexpr (Serves::template serves<DS, DD> &&
-                  plannable<typename A::mapping_type, typename B::mapping_type, Policy>) {
-      const Policy policy = s.policy;
-      e.push_back({std::string("redist:") + s.name, [L, policy] {
-                     return std::make_unique<RedistMethod<A, B, Policy>>(*L->src, L->make_dst(), policy, Call::redistribute);
-                   }});
-    }
-  };
-  std::apply([&](const auto&... s) { (add_schedule(s), ...); }, schedules);
+  add_redist_methods<A, B, DS, DD>(e, L);
   if constexpr (std::is_same_v<T, double>)
     e.push_back({"pdgemr2d", [L] {
                    return std::make_unique<Gemr2dNdMethod<A, B>>(*L->src, L->make_dst(), *L->contexts, *L->grids);

@@ -14,8 +14,6 @@
 #include <redist/index/intersect.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/plan/scheduled.hpp>
-#include <redist/schedule/caterpillar.hpp>
-#include <redist/schedule/relative_group.hpp>
 #include <redist/schedule/schedule.hpp>
 #include <redist/schedule/transfer.hpp>
 
@@ -249,25 +247,14 @@ GridPlan plan_with(const From& from, const To& to, int rank, schedule::automatic
   const auto t = grid_transfers(from, to);
   bool large = false;
   for (const schedule::Transfer& x : t) large = large || (!x.local() && x.size >= stepwise_from_elements);
-  if (large)
-    apply_global_schedule(plan, std::span<const schedule::Transfer>(t), schedule::relative_group_schedule(t, plan.nprocs));
-  return plan;
+  return large ? with_global_schedule(std::move(plan), t, schedule::relative_group) : plan;
 }
-/// N-D plan under the caterpillar schedule (seed 004, extended to different process sets).
-template <GridSource From, GridLayout To>
-GridPlan plan_with(const From& from, const To& to, int rank, schedule::caterpillar_t) {
-  GridPlan plan = build_grid_plan(from, to, rank);
-  const auto t = grid_transfers(from, to);
-  apply_global_schedule(plan, std::span<const schedule::Transfer>(t), schedule::caterpillar_schedule(t, plan.nprocs));
-  return plan;
-}
-/// N-D plan under relative-group scheduling (seed 003): contention-free, max-degree steps.
-template <GridSource From, GridLayout To>
-GridPlan plan_with(const From& from, const To& to, int rank, schedule::relative_group_t) {
-  GridPlan plan = build_grid_plan(from, to, rank);
-  const auto t = grid_transfers(from, to);
-  apply_global_schedule(plan, std::span<const schedule::Transfer>(t), schedule::relative_group_schedule(t, plan.nprocs));
-  return plan;
+/// N-D plan under a schedule computed from every rank's messages: the caterpillar (seed 004,
+/// extended to different process sets) or relative-group scheduling (seed 003: contention-free,
+/// max-degree steps).
+template <GridSource From, GridLayout To, StepwisePolicy Policy>
+GridPlan plan_with(const From& from, const To& to, int rank, Policy policy) {
+  return with_global_schedule(build_grid_plan(from, to, rank), grid_transfers(from, to), policy);
 }
 
 }  // namespace redist

@@ -1,6 +1,7 @@
 /// @file Defines apply_global_schedule, which replaces a plan's schedule by its rank's row of a global schedule of transfers.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <map>
 #include <span>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include <redist/config.hpp>
+#include <redist/schedule/caterpillar.hpp>
+#include <redist/schedule/relative_group.hpp>
 #include <redist/schedule/schedule.hpp>
 #include <redist/schedule/transfer.hpp>
 
@@ -64,6 +67,28 @@ void apply_global_schedule(PlanT& plan, std::span<const schedule::Transfer> tran
   for (const auto& [peer, left] : recvs_from)
     if (!left.empty()) fail("a receive of rank " + std::to_string(rank) + " from " + std::to_string(peer) + " is in no step");
   plan.schedule = std::move(row);
+}
+
+/// The schedule policies computed from every rank's transfers (the communication table):
+/// their global schedule, a pure function of the transfers.
+template <class Policy>
+concept StepwisePolicy = std::same_as<Policy, schedule::caterpillar_t> || std::same_as<Policy, schedule::relative_group_t>;
+
+inline schedule::GlobalSchedule global_schedule(std::span<const schedule::Transfer> t, int nprocs, schedule::caterpillar_t) {
+  return schedule::caterpillar_schedule(t, nprocs);
+}
+inline schedule::GlobalSchedule global_schedule(std::span<const schedule::Transfer> t, int nprocs,
+                                                schedule::relative_group_t) {
+  return schedule::relative_group_schedule(t, nprocs);
+}
+
+/// plan with its schedule replaced by its rank's row of the policy's global schedule of transfers
+/// (the messages of every rank of the same redistribution).
+template <class PlanT, StepwisePolicy Policy>
+PlanT with_global_schedule(PlanT plan, const std::vector<schedule::Transfer>& transfers, Policy policy) {
+  const std::span<const schedule::Transfer> t(transfers);
+  apply_global_schedule(plan, t, global_schedule(t, plan.nprocs, policy));
+  return plan;
 }
 
 }  // namespace redist

@@ -1,14 +1,13 @@
 /// @file Defines transfers(from, to), every message of a 1-D redistribution, and the plan_with overloads of 1-D layouts under the caterpillar and relative-group schedules.
 #pragma once
 
+#include <concepts>
 #include <span>
 #include <vector>
 
 #include <redist/index/intersect.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/plan/scheduled.hpp>
-#include <redist/schedule/caterpillar.hpp>
-#include <redist/schedule/relative_group.hpp>
 #include <redist/schedule/transfer.hpp>
 
 namespace redist {
@@ -39,22 +38,11 @@ std::vector<schedule::Transfer> transfers(const From& from, const To& to) {
   return out;
 }
 
-/// The general 1-D plan under the caterpillar schedule (seed 004).
-template <LinearLayout From, LinearLayout To>
-Plan plan_with(const From& from, const To& to, int rank, schedule::caterpillar_t) {
-  Plan plan = build_plan(from, to, rank);
-  const auto t = transfers(from, to);
-  apply_global_schedule(plan, std::span<const schedule::Transfer>(t), schedule::caterpillar_schedule(t, plan.nprocs));
-  return plan;
-}
-
-/// The general 1-D plan under relative-group scheduling (seed 003): max-degree contention-free steps.
-template <LinearLayout From, LinearLayout To>
-Plan plan_with(const From& from, const To& to, int rank, schedule::relative_group_t) {
-  Plan plan = build_plan(from, to, rank);
-  const auto t = transfers(from, to);
-  apply_global_schedule(plan, std::span<const schedule::Transfer>(t), schedule::relative_group_schedule(t, plan.nprocs));
-  return plan;
+/// The general 1-D plan under a schedule computed from every rank's messages: the caterpillar
+/// (seed 004) or relative-group scheduling (seed 003: contention-free, max-degree steps).
+template <LinearLayout From, LinearLayout To, StepwisePolicy Policy>
+Plan plan_with(const From& from, const To& to, int rank, Policy policy) {
+  return with_global_schedule(build_plan(from, to, rank), transfers(from, to), policy);
 }
 
 }  // namespace redist
