@@ -1,4 +1,5 @@
 // A repeated b = a allocates nothing: global operator new is counted in this test program.
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -9,6 +10,7 @@
 #include <redist/redist.hpp>
 
 #include "../support/array_values.hpp"
+#include "../support/array_values_nd.hpp"
 #include "../support/mpi_check.hpp"
 
 namespace {
@@ -69,4 +71,32 @@ TEST_CASE("A repeated b = a allocates nothing, whichever plan runs", "[mpi][allo
   CHECK(repeated_allocations(a_block, b_cyc1, [&] {
           redistribute(a_block, b_cyc1, schedule::all_at_once, small);
         }) == 0);
+}
+
+TEST_CASE("A repeated b = a between N-D arrays allocates nothing, all at once, stepwise or in rounds", "[mpi][alloc][grid]") {
+  boost::mpi::communicator world;
+  const int p = world.size();
+  using A = Dist<Cyclic<3>, Cyclic<2>>;
+  using B = Dist<Block, Collapsed>;
+  auto f = [](const std::array<index_t, 2>& g) { return static_cast<double>(g[0]) * 1000.0 + static_cast<double>(g[1]); };
+  DistArray<double, A> a(world, {300, 200}, Grid{1, p});
+  DistArray<double, B> b(world, {300, 200}, Grid{p, 1});
+  DistArray<double, Dist<Collapsed, Block>> at(world, {200, 300}, Grid{1, p});
+  redist::test::fill_nd(a, f);
+  // Allocations of five repeated calls after the first (which plans).
+  auto repeated = [&](auto&& assign) {
+    assign();
+    const std::size_t before = allocations.load();
+    for (int i = 0; i < 5; ++i) assign();
+    return allocations.load() - before;
+  };
+  CHECK(repeated([&] { b = a; }) == 0);
+  CHECK(repeated([&] { redistribute(a, b, schedule::relative_group); }) == 0);
+  options small;
+  small.max_scratch_bytes = 4096;
+  CHECK(repeated([&] { redistribute(a, b, schedule::all_at_once, small); }) == 0);
+  CHECK(repeated([&] { at = transpose(a); }) == 0);
+  const bool ok = redist::test::holds_nd(b, f) &&
+                  redist::test::holds_nd(at, [&](const std::array<index_t, 2>& g) { return f({g[1], g[0]}); });
+  CHECK(redist::test::all_ok(world, ok));
 }
