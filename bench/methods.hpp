@@ -202,20 +202,18 @@ class MemcpyMethod final : public Method {
 };
 
 /// The naive element-by-element method of baselines.hpp: (local index, value) pairs, one
-/// MPI_Alltoallv; its buffers hold a pair for every local element on both sides.
+/// MPI_Alltoallv; its buffers hold a pair for every local element on both sides. 1-D or N-D.
 template <class A, class B>
 class NaiveMethod final : public IntoArray<A, B> {
  public:
   NaiveMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
   void run() override { naive_redistribute(this->a_, this->b_); }
   Cost cost() override {
-    struct Item {
-      index_t local;
-      typename A::value_type value;
-    };
+    using Item = NaiveItem<typename A::value_type>;
     Cost c = traffic(general_plan(this->a_, this->b_), sizeof(Item));
     c.steps = 1;
-    c.scratch_bytes = (this->a_.local_size() + this->b_.local_size()) * static_cast<std::int64_t>(sizeof(Item));
+    c.scratch_bytes = static_cast<std::int64_t>(this->a_.local().size() + this->b_.local().size()) *
+                      static_cast<std::int64_t>(sizeof(Item));
     return c;
   }
 };

@@ -184,54 +184,6 @@ class MemcpyNdMethod final : public Method {
   std::vector<typename A::value_type> copy_;
 };
 
-/// The naive method on N-D arrays: owner and local offset of every element computed one by one,
-/// (offset, value) pairs exchanged with one MPI_Alltoallv.
-template <class A, class B>
-class NaiveNdMethod final : public IntoArray<A, B> {
-  struct Item {
-    index_t local;
-    typename A::value_type value;
-  };
-
- public:
-  NaiveNdMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
-  void run() override {
-    const A& src = this->a_;
-    B& dst = this->b_;
-    const MPI_Comm comm = static_cast<MPI_Comm>(src.comm());
-    const int nprocs = src.comm().size();
-    std::vector<int> scount(nprocs, 0), rcount(nprocs), sdisp(nprocs + 1, 0), rdisp(nprocs + 1, 0);
-    for_each_local_nd(src, [&](const auto& l, index_t) { ++scount[dst.owner(src.global_index(l))]; });
-    MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, comm);
-    for (int p = 0; p < nprocs; ++p) {
-      sdisp[p + 1] = sdisp[p] + scount[p];
-      rdisp[p + 1] = rdisp[p] + rcount[p];
-    }
-    std::vector<Item> sbuf(static_cast<std::size_t>(sdisp[nprocs])), rbuf(static_cast<std::size_t>(rdisp[nprocs]));
-    std::vector<int> fill(sdisp.begin(), sdisp.end() - 1);
-    const auto in = src.local();
-    for_each_local_nd(src, [&](const auto& l, index_t off) {
-      const auto g = src.global_index(l);
-      sbuf[fill[dst.owner(g)]++] = Item{dst.local_index(g), in[off]};
-    });
-    auto bytes = [](std::vector<int> v) {
-      for (int& x : v) x *= static_cast<int>(sizeof(Item));
-      return v;
-    };
-    const auto sc = bytes(scount), sd = bytes(sdisp), rc = bytes(rcount), rd = bytes(rdisp);
-    MPI_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(), MPI_BYTE, comm);
-    auto out = dst.local();
-    for (const Item& it : rbuf) out[it.local] = it.value;
-  }
-  Cost cost() override {
-    Cost c = traffic(general_plan(this->a_, this->b_), sizeof(Item));
-    c.steps = 1;
-    c.scratch_bytes = static_cast<std::int64_t>(this->a_.local().size() + this->b_.local().size()) *
-                      static_cast<std::int64_t>(sizeof(Item));
-    return c;
-  }
-};
-
 /// Every method that applies to the N-D pair of layouts of L, in CSV order.
 template <class T, class DS, class DD>
 std::vector<MethodEntry> methods_nd(const LayoutsNd<T, DS, DD>* L) {
@@ -246,7 +198,7 @@ std::vector<MethodEntry> methods_nd(const LayoutsNd<T, DS, DD>* L) {
   e.push_back({"alltoallv", [L] { return std::make_unique<AlltoallvMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"alltoallw", [L] { return std::make_unique<AlltoallwMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"memcpy", [L] { return std::make_unique<MemcpyNdMethod<A>>(*L->src); }});
-  e.push_back({"naive", [L] { return std::make_unique<NaiveNdMethod<A, B>>(*L->src, L->make_dst()); }});
+  e.push_back({"naive", [L] { return std::make_unique<NaiveMethod<A, B>>(*L->src, L->make_dst()); }});
   return e;
 }
 

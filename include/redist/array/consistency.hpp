@@ -17,23 +17,9 @@
 #include <boost/mpi/communicator.hpp>
 
 #include <redist/config.hpp>
+#include <redist/detail/hash.hpp>
 
 namespace redist::detail {
-
-/// FNV-1a, 64 bits.
-constexpr std::uint64_t hash_mix(std::uint64_t h, std::uint64_t v) noexcept {
-  for (int i = 0; i < 8; ++i) {
-    h ^= (v >> (8 * i)) & 0xff;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-inline constexpr std::uint64_t hash_seed = 0xcbf29ce484222325ull;
-
-inline std::uint64_t hash_string(std::uint64_t h, std::string_view s) noexcept {
-  for (char c : s) h = hash_mix(h, static_cast<unsigned char>(c));
-  return h;
-}
 
 /// A fingerprint of a bound layout: its type and the LDDs of every process (O(P)). Two layouts
 /// with the same fingerprint place every element on the same rank at the same local index.

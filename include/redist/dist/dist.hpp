@@ -11,6 +11,7 @@
 #include <typeinfo>
 #include <utility>
 
+#include <redist/detail/hash.hpp>
 #include <redist/detail/math.hpp>
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/grid.hpp>
@@ -174,23 +175,19 @@ class Dist<D...>::mapping {
 
   /// Hash of everything every rank must agree on (not storage().ld, which ScaLAPACK lets differ per process).
   std::uint64_t fingerprint() const {
-    auto mix = [](std::uint64_t h, std::uint64_t v) {
-      for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ull;
-      return h;
-    };
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (const char* p = typeid(mapping).name(); *p; ++p) h = mix(h, static_cast<unsigned char>(*p));
-    h = mix(h, static_cast<std::uint64_t>(nprocs_));
-    h = mix(h, static_cast<std::uint64_t>(grid_.first()));
-    h = mix(h, static_cast<std::uint64_t>(grid_.order()));
-    h = mix(h, static_cast<std::uint64_t>(storage_.order));
+    using detail::hash_mix;
+    std::uint64_t h = detail::hash_string(detail::hash_seed, typeid(mapping).name());
+    h = hash_mix(h, static_cast<std::uint64_t>(nprocs_));
+    h = hash_mix(h, static_cast<std::uint64_t>(grid_.first()));
+    h = hash_mix(h, static_cast<std::uint64_t>(grid_.order()));
+    h = hash_mix(h, static_cast<std::uint64_t>(storage_.order));
     for (std::size_t d = 0; d < N; ++d) {
-      h = mix(h, static_cast<std::uint64_t>(extents_[d]));
-      h = mix(h, static_cast<std::uint64_t>(grid_.extent(d)));
-      h = mix(h, static_cast<std::uint64_t>(offsets_[d]));
+      h = hash_mix(h, static_cast<std::uint64_t>(extents_[d]));
+      h = hash_mix(h, static_cast<std::uint64_t>(grid_.extent(d)));
+      h = hash_mix(h, static_cast<std::uint64_t>(offsets_[d]));
       for (int c = 0; c < grid_.extent(d); ++c)
         for (const Ldd& l : ldds(d, c))
-          for (index_t v : {l.o, l.b, l.s, l.n, l.local}) h = mix(h, static_cast<std::uint64_t>(v));
+          for (index_t v : {l.o, l.b, l.s, l.n, l.local}) h = hash_mix(h, static_cast<std::uint64_t>(v));
     }
     return h;
   }
