@@ -1,15 +1,18 @@
 // circulant-bench: seed 001's direct, indirect and hybrid schedules for Cyclic(x) -> Cyclic(Kx)
-// against the basic-cycle calculation, schedule::automatic (the GDM model with this machine's
-// calibrated Ts and Td, and with the built-in defaults) and a plain MPI_Alltoallv, as in the
-// paper's Figures 14-19: time against K at a small and a large array on all ranks, and time
+// against the basic-cycle calculation (in BCC's order and its contention-free order),
+// schedule::automatic (which times its candidates on the first call), schedule::modeled (the GDM
+// model alone, with this machine's calibrated Ts, Td and Tstep) and a plain MPI_Alltoallv, as in
+// the paper's Figures 14-19: time against K at a small and a large array on all ranks, and time
 // against P with K = P at a fixed array size.
 //
-//   mpirun -n 4 circulant-bench [--csv bench/circulant_results.csv] [--reps 15] [--small 16384]
+//   mpirun -n 4 circulant-bench [--csv bench/circulant_results.csv] [--reps 31] [--small 16384]
 //                               [--large 2097152] [--pn 65536] [--x 4] [--smoke]
 //
 // n is in elements (doubles). Every method's result is checked element by element once per
 // case; the program exits with 1 when any check fails. A call's time is the slowest rank's;
-// the table shows the median over --reps calls, in milliseconds.
+// the table shows the median over --reps interleaved rounds (10 times as many for the small
+// arrays of k_small and p_sweep, whose calls of tens of microseconds vary most), in
+// milliseconds, and the first call's time.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +21,9 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -37,9 +43,11 @@ struct Row {
   index_t k;
   int nprocs;
   index_t n;
-  double ms, predicted_ms;
-  long steps;
-  bool ok;
+  double ms = 0, predicted_ms = 0;
+  long steps = 0;
+  bool ok = false;
+  double first_ms = 0;
+  std::string tuning;  ///< automatic: its candidates' median times (ms) on the first call
 };
 
 double value_of(index_t g) { return 0.25 + static_cast<double>(g); }
@@ -60,21 +68,48 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-/// The median over reps of the slowest rank's time of call(), after one checked, untimed call.
-template <class Call>
-std::pair<double, bool> time_calls(const mpi::communicator& comm, Arr& b, int reps, Call&& call) {
-  std::fill(b.local().begin(), b.local().end(), -1.0);
-  call();
-  const bool ok = mpi::all_reduce(comm, holds(b), std::logical_and<bool>());
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
+/// One method of a case: a call and what the table reports of it.
+struct Method {
+  Row row;
+  std::function<void()> call;
+  std::function<void(Row&)> describe;  ///< after timing: fill in what only the plan knows
+};
+
+/// Every method's first call (untimed for the median, reported as first_ms: it includes the
+/// consistency check and, for automatic, the timing of its candidates), checked element by
+/// element; then reps rounds in which every method runs once, in an order shuffled from round
+/// to round (the same on every rank), each call after a barrier. A call's time is the slowest rank's; a method's
+/// is the median over the rounds. Interleaving makes a change in the machine's load during the
+/// case weigh on every method alike (4 ranks on 2 cores vary by 10-40 % from second to second),
+/// and shuffling the order keeps one method from always running after the same other one.
+void time_methods(const mpi::communicator& comm, Arr& b, int reps, std::vector<Method>& methods) {
+  for (Method& m : methods) {
+    std::fill(b.local().begin(), b.local().end(), -1.0);
     comm.barrier();
     const auto t0 = Clock::now();
-    call();
+    m.call();
     const double mine = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    t.push_back(mpi::all_reduce(comm, mine, mpi::maximum<double>()));
+    m.row.first_ms = mpi::all_reduce(comm, mine, mpi::maximum<double>());
+    m.row.ok = mpi::all_reduce(comm, holds(b), std::logical_and<bool>());
   }
-  return {median(t), ok};
+  std::vector<std::vector<double>> t(methods.size());
+  std::vector<std::size_t> order(methods.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::minstd_rand shuffle_with(4u);  // the same order on every rank
+  for (int r = 0; r < reps; ++r) {
+    std::shuffle(order.begin(), order.end(), shuffle_with);
+    for (std::size_t i : order) {
+      comm.barrier();
+      const auto t0 = Clock::now();
+      methods[i].call();
+      const double mine = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      t[i].push_back(mpi::all_reduce(comm, mine, mpi::maximum<double>()));
+    }
+  }
+  for (std::size_t i = 0; i < methods.size(); ++i) {
+    methods[i].row.ms = median(t[i]);
+    if (methods[i].describe) methods[i].describe(methods[i].row);
+  }
 }
 
 /// Plain MPI_Alltoallv on the general plan's runs: pack every send by peer, one collective, unpack.
@@ -113,47 +148,67 @@ std::vector<Row> run_case(const mpi::communicator& comm, const std::string& sect
   const redist::index::Circulant shape(k, P);
   const int depth = redist::schedule::indirect_depth(shape);
   const index_t bytes = 8;
-  std::vector<Row> rows;
+  std::vector<Method> methods;
   auto predicted = [&](int d) {
     return 1e3 * redist::schedule::predict(redist::schedule::circulant_schedule(shape, d), n, bytes, machine);
   };
-  // The scratch budget of bcc and automatic: room for the circulant workspace and for BCC's
-  // whole messages, so that neither runs in rounds (direct, indirect and hybrid ignore the
+  // The scratch budget of bcc, automatic and modeled: room for the circulant workspace and for
+  // BCC's whole messages, so that neither runs in rounds (direct, indirect and hybrid ignore the
   // budget). The default budget, the local array, cuts BCC's messages into rounds and keeps
-  // automatic on BCC whenever a circulant schedule needs more: automatic_default shows that.
+  // automatic off a circulant schedule whose workspace needs more: automatic_default shows that.
   redist::options roomy;
   roomy.max_scratch_bytes = mpi::all_reduce(
       comm, static_cast<std::size_t>(8 * std::max(a.local_size(), b.local_size()) + 4096) * sizeof(double),
       mpi::maximum<std::size_t>());
   auto add = [&](const std::string& method, int d, auto policy, double pred,
                  const redist::options& opts = redist::default_options()) {
-    auto plan = redist::make_plan(a, b, policy, opts);
-    auto [ms, ok] = time_calls(comm, b, reps, [&] { plan.execute(a, b); });
-    long steps = static_cast<long>(plan.plan().schedule.size());
-    if constexpr (std::is_same_v<std::decay_t<decltype(plan.plan())>, redist::CirculantPlan>) {
-      if (plan.plan().runs_circulant()) steps = static_cast<long>(plan.plan().steps());
-      if (method.rfind("automatic", 0) == 0) {
-        // d: the hybrid degree that ran, -1 for BCC (chosen, or fallen back to for the budget).
-        d = plan.plan().runs_circulant() ? plan.plan().choice.d : -1;
-        pred = 1e3 * plan.plan().choice.predicted;
+    auto plan = std::make_shared<decltype(redist::make_plan(a, b, policy, opts))>(redist::make_plan(a, b, policy, opts));
+    Method m;
+    m.row = Row{section, method, d, k, P, n, 0.0, pred, 0, false, 0.0};
+    m.call = [plan, &a, &b] { plan->execute(a, b); };
+    m.describe = [plan, method](Row& r) {
+      r.steps = static_cast<long>(plan->plan().schedule.size());
+      if constexpr (std::is_same_v<std::decay_t<decltype(plan->plan())>, redist::CirculantPlan>) {
+        const redist::CirculantPlan& cp = plan->plan();
+        if (cp.runs_circulant()) r.steps = static_cast<long>(cp.steps());
+        if (!plan->timed_candidates().empty() && plan->from().nprocs() > 0) {
+          std::string t = "  tuning " + r.section + " K=" + std::to_string(r.k) + " P=" + std::to_string(r.nprocs) + " " +
+                          method + ":";
+          for (const auto& c : plan->timed_candidates())
+            t += (c.kind == redist::schedule::CyclicChoice::method::bcc ? std::string(" bcc") : " d" + std::to_string(c.d)) +
+                 "=" + std::to_string(c.measured * 1e3);
+          r.tuning = t;
+        }
+        if (method == "automatic" || method == "modeled" || method == "automatic_default") {
+          // d: the hybrid degree that runs, -1 for BCC (chosen, or fallen back to for the budget).
+          r.d = cp.runs_circulant() ? cp.choice.d : -1;
+          r.predicted_ms = 1e3 * cp.choice.predicted;
+        }
       }
-    }
-    rows.push_back(Row{section, method, d, k, P, n, ms, pred, steps, ok});
+    };
+    methods.push_back(std::move(m));
   };
   add("direct", 0, redist::schedule::direct, predicted(0));
   add("indirect", depth, redist::schedule::indirect, predicted(depth));
   for (int d = 1; d < depth; ++d) add("hybrid", d, redist::schedule::hybrid(d), predicted(d));
   add("bcc", -1, redist::schedule::bcc, 0.0, roomy);
-  add("automatic", 0, redist::schedule::modeled(machine), 0.0, roomy);
+  add("bcc_contention_free", -1, redist::schedule::bcc_contention_free, 0.0, roomy);
+  add("automatic", 0, redist::schedule::automatic, 0.0, roomy);
+  add("modeled", 0, redist::schedule::modeled(machine), 0.0, roomy);
   add("automatic_default", 0, redist::schedule::automatic, 0.0);
   {
-    Alltoallv x2(a, b);
-    auto [ms, ok] = time_calls(comm, b, reps, [&] { x2.run(a, b); });
-    rows.push_back(Row{section, "alltoallv", -1, k, P, n, ms, 0.0, 1, ok});
+    auto x2 = std::make_shared<Alltoallv>(a, b);
+    Method m;
+    m.row = Row{section, "alltoallv", -1, k, P, n, 0.0, 0.0, 1, false, 0.0};
+    m.call = [x2, &a, &b] { x2->run(a, b); };
+    methods.push_back(std::move(m));
   }
+  time_methods(comm, b, reps, methods);
+  std::vector<Row> rows;
+  for (const Method& m : methods) rows.push_back(m.row);
   // The BCC row's prediction: its messages per rank (rank 0's) · Ts + the share · Td.
   for (Row& r : rows)
-    if (r.method == "bcc") {
+    if (r.method == "bcc" || r.method == "bcc_contention_free") {
       const redist::CyclePlan cp = redist::plan_with(a.mapping(), b.mapping(), 0, redist::schedule::bcc);
       const auto msgs = static_cast<index_t>(cp.sends.size());
       r.predicted_ms = 1e3 * redist::schedule::predict_bcc(msgs, static_cast<index_t>(cp.schedule.size()), n, P, bytes, machine);
@@ -167,7 +222,7 @@ int main(int argc, char** argv) {
   mpi::environment env(argc, argv);
   mpi::communicator world;
   std::string csv;
-  int reps = 15;
+  int reps = 31;
   index_t small = 16384, large = index_t{1} << 21, pn = 65536, x = 4;
   bool smoke = false;
   for (int i = 1; i < argc; ++i) {
@@ -198,7 +253,7 @@ int main(int argc, char** argv) {
                 redist::schedule::default_machine.tstep * 1e6);
   std::vector<Row> rows;
   for (index_t k : ks) {
-    auto r = run_case(world, "k_small", x, k, small, reps, machine);
+    auto r = run_case(world, "k_small", x, k, small, 10 * reps, machine);
     rows.insert(rows.end(), r.begin(), r.end());
     r = run_case(world, "k_large", x, k, large, reps, machine);
     rows.insert(rows.end(), r.begin(), r.end());
@@ -208,52 +263,63 @@ int main(int argc, char** argv) {
     mpi::communicator sub = world.split(world.rank() < P ? 0 : 1);
     if (world.rank() < P) {
       const redist::schedule::Machine m = redist::runtime::gdm_parameters(sub);
-      auto r = run_case(sub, "p_sweep", x, P, pn, reps, m);
+      auto r = run_case(sub, "p_sweep", x, P, pn, 10 * reps, m);
       if (world.rank() == 0) rows.insert(rows.end(), r.begin(), r.end());
     }
     world.barrier();
   }
   bool all_ok = true;
   if (world.rank() == 0) {
-    std::printf("%-8s %-18s %3s %3s %2s %9s %10s %10s %5s %s\n", "section", "method", "d", "K", "P", "n", "ms",
-                "model ms", "steps", "ok");
+    std::printf("%-8s %-20s %3s %3s %2s %9s %10s %10s %10s %5s %s\n", "section", "method", "d", "K", "P", "n", "ms",
+                "first ms", "model ms", "steps", "ok");
     for (const Row& r : rows) {
-      std::printf("%-8s %-18s %3d %3lld %2d %9lld %10.4f %10.4f %5ld %s\n", r.section.c_str(), r.method.c_str(), r.d,
-                  static_cast<long long>(r.k), r.nprocs, static_cast<long long>(r.n), r.ms, r.predicted_ms, r.steps,
-                  r.ok ? "ok" : "WRONG");
+      std::printf("%-8s %-20s %3d %3lld %2d %9lld %10.4f %10.4f %10.4f %5ld %s\n", r.section.c_str(), r.method.c_str(),
+                  r.d, static_cast<long long>(r.k), r.nprocs, static_cast<long long>(r.n), r.ms, r.first_ms,
+                  r.predicted_ms, r.steps, r.ok ? "ok" : "WRONG");
       all_ok = all_ok && r.ok;
     }
-    // automatic against the best fixed schedule of each case (direct, indirect, hybrid, bcc).
-    std::printf("\nautomatic (calibrated) / best fixed schedule:\n");
-    std::map<std::tuple<std::string, index_t, int, index_t>, std::pair<double, double>> cmp;
-    std::map<std::tuple<std::string, index_t, int, index_t>, std::string> best_name;
+    std::printf("\nautomatic's timing of its candidates on the first call (median ms):\n");
+    for (const Row& r : rows)
+      if (!r.tuning.empty()) std::printf("%s\n", r.tuning.c_str());
+    // automatic (and the model alone) against the best fixed schedule of each case: direct,
+    // indirect, hybrid(d), BCC in either order.
+    using Key = std::tuple<std::string, index_t, int, index_t>;
+    struct Cmp {
+      double best = 1e300, automatic = 0, modeled = 0;
+      std::string best_name;
+    };
+    std::map<Key, Cmp> cmp;
     for (const Row& r : rows) {
-      auto key = std::tuple{r.section, r.k, r.nprocs, r.n};
-      auto& [best, autom] = cmp.try_emplace(key, 1e300, 0.0).first->second;
-      if (r.method == "automatic") autom = r.ms;
-      else if (r.method != "alltoallv" && r.method != "automatic_default" && r.ms < best) {
-        best = r.ms;
-        best_name[key] = r.method + (r.method == "hybrid" ? "(" + std::to_string(r.d) + ")" : "");
+      Cmp& c = cmp[Key{r.section, r.k, r.nprocs, r.n}];
+      if (r.method == "automatic") c.automatic = r.ms;
+      else if (r.method == "modeled") c.modeled = r.ms;
+      else if (r.method != "alltoallv" && r.method != "automatic_default" && r.ms < c.best) {
+        c.best = r.ms;
+        c.best_name = r.method + (r.method == "hybrid" ? "(" + std::to_string(r.d) + ")" : "");
       }
     }
-    int slower = 0;
-    for (const auto& [key, v] : cmp) {
-      const double ratio = v.second / v.first;
+    std::printf("\nautomatic (timed candidates) and modeled (calibrated GDM model alone) / best fixed schedule:\n");
+    int slower = 0, model_slower = 0;
+    for (const auto& [key, c] : cmp) {
+      const double ratio = c.automatic / c.best, model_ratio = c.modeled / c.best;
       if (ratio > 1.10) ++slower;
-      std::printf("  %-8s K=%-3lld P=%d n=%-8lld best %-12s %.4f ms, automatic %.4f ms, ratio %.2f%s\n",
+      if (model_ratio > 1.10) ++model_slower;
+      std::printf("  %-8s K=%-3lld P=%d n=%-8lld best %-20s %8.4f ms, automatic %8.4f ms, ratio %.2f%s, modeled %.2f\n",
                   std::get<0>(key).c_str(), static_cast<long long>(std::get<1>(key)), std::get<2>(key),
-                  static_cast<long long>(std::get<3>(key)), best_name[key].c_str(), v.first, v.second, ratio,
-                  ratio > 1.10 ? "  (> 10% slower)" : "");
+                  static_cast<long long>(std::get<3>(key)), c.best_name.c_str(), c.best, c.automatic, ratio,
+                  ratio > 1.10 ? " (> 10% slower)" : "", model_ratio);
     }
-    std::printf("automatic more than 10%% slower than the best fixed schedule in %d of %zu cases\n", slower, cmp.size());
+    std::printf("automatic more than 10%% slower than the best fixed schedule in %d of %zu cases (modeled: %d)\n",
+                slower, cmp.size(), model_slower);
     if (!csv.empty()) {
       std::ofstream f(csv);
       f << "# circulant-bench on " << world.size() << " ranks; calibrated Ts=" << machine.ts << " s, Td=" << machine.td
-        << " s/byte, Tstep=" << machine.tstep << " s; x=" << x << "; ms = median over " << reps << " calls of the slowest rank\n";
-      f << "section,method,d,K,P,n,ms,model_ms,steps,ok\n";
+        << " s/byte, Tstep=" << machine.tstep << " s; x=" << x << "; ms = median over " << reps
+        << " (k_large) or " << 10 * reps << " (k_small, p_sweep) interleaved rounds of the slowest rank; first_ms = the first call (automatic: with its timing of candidates)\n";
+      f << "section,method,d,K,P,n,ms,first_ms,model_ms,steps,ok\n";
       for (const Row& r : rows)
         f << r.section << ',' << r.method << ',' << r.d << ',' << r.k << ',' << r.nprocs << ',' << r.n << ',' << r.ms
-          << ',' << r.predicted_ms << ',' << r.steps << ',' << (r.ok ? 1 : 0) << '\n';
+          << ',' << r.first_ms << ',' << r.predicted_ms << ',' << r.steps << ',' << (r.ok ? 1 : 0) << '\n';
     }
   }
   mpi::broadcast(world, all_ok, 0);

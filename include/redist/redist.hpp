@@ -46,6 +46,7 @@
 #include <redist/runtime/exchange_circulant.hpp>
 #include <redist/runtime/calibrate.hpp>
 #include <redist/runtime/calibrate_gdm.hpp>
+#include <redist/runtime/time_plans.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>

@@ -1,6 +1,7 @@
 // MPI tests of seed 001's circulant schedules: Cyclic(x) <-> Cyclic(Kx) and general Cyclic pairs
 // under direct, indirect, hybrid(d), modeled and automatic, static and dynamic block sizes,
 // ragged n, plan reuse without allocation, and the calibration agreed by every rank.
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -114,6 +115,78 @@ TEST_CASE("automatic runs the circulant choice when the budget allows it, BCC ot
   REQUIRE(all_ok(world, redist::test::holds(b, value_of)));
   REQUIRE(all_ok(world, !narrow.plan().runs_circulant()));
   CHECK(narrow.scratch_high_water() <= 512);
+}
+
+TEST_CASE("automatic times its candidates on the first run and keeps the fastest, on every rank alike", "[mpi][circulant][automatic]") {
+  mpi::communicator world;
+  DistArray<double, Cyclic<1>> a(world, 3001);
+  DistArray<double, Cyclic<dynamic>> b(world, 3001, Cyclic<dynamic>(12));
+  redist::test::fill(a, value_of);
+  options roomy;
+  roomy.max_scratch_bytes = 1 << 20;
+  const std::size_t built = plans_built();
+  auto plan = make_plan(a, b, schedule::automatic, roomy);
+  plan.execute(a, b);
+  REQUIRE(all_ok(world, redist::test::holds(b, value_of)));
+  CHECK(plans_built() == built + 1);  // the candidates are variants of one plan
+  const auto& timed = plan.timed_candidates();
+  const auto expected = automatic_candidates(a.mapping(), b.mapping());
+  REQUIRE(timed.size() == expected.size());  // all fit in 1 MiB
+  // The one that runs is one of them, with the same times on every rank.
+  for (const auto& c : timed) CHECK(c.measured > 0);
+  const auto chosen = plan.plan().choice;
+  CHECK(std::find(timed.begin(), timed.end(), chosen) != timed.end());
+  double t = chosen.measured, t0 = t;
+  mpi::broadcast(world, t0, 0);
+  REQUIRE(all_ok(world, t0 == t));
+  int d = plan.plan().runs_circulant() ? plan.plan().choice.d : -1, d0 = d;
+  mpi::broadcast(world, d0, 0);
+  REQUIRE(all_ok(world, d == d0));
+  // Repeated runs neither plan, time nor allocate.
+  const auto allocations = plan.scratch().allocations();
+  for (int i = 0; i < 3; ++i) {
+    std::fill(b.local().begin(), b.local().end(), -1.0);
+    plan.execute(a, b);
+  }
+  CHECK(plan.scratch().allocations() == allocations);
+  CHECK(plans_built() == built + 1);
+  REQUIRE(all_ok(world, redist::test::holds(b, value_of)));
+  // tune_reps = 0: the model's choice, untimed.
+  options untimed = roomy;
+  untimed.tune_reps = 0;
+  auto model = make_plan(a, b, schedule::automatic, untimed);
+  model.execute(a, b);
+  CHECK(model.timed_candidates().empty());
+  CHECK(model.plan().choice == plan_with(a.mapping(), b.mapping(), world.rank(), schedule::automatic).choice);
+  REQUIRE(all_ok(world, redist::test::holds(b, value_of)));
+}
+
+TEST_CASE("automatic times only the candidates whose workspace fits the budget on every rank", "[mpi][circulant][automatic]") {
+  mpi::communicator world;
+  DistArray<double, Cyclic<1>> a(world, 3000);
+  DistArray<double, Cyclic<16>> b(world, 3000);
+  redist::test::fill(a, value_of);
+  for (std::size_t budget : {std::size_t{512}, std::size_t{4096}, std::size_t{1} << 20}) {
+    options o;
+    o.max_scratch_bytes = budget;
+    auto plan = make_plan(a, b, schedule::automatic, o);
+    std::fill(b.local().begin(), b.local().end(), -1.0);
+    plan.execute(a, b);
+    plan.execute(a, b);
+    REQUIRE(all_ok(world, redist::test::holds(b, value_of)));
+    CHECK(plan.scratch_high_water() <= budget);
+    // Every circulant candidate timed fits on every rank; BCC is always among them.
+    int bcc = 0;
+    for (const auto& c : plan.timed_candidates()) {
+      if (c.kind == schedule::CyclicChoice::method::bcc) ++bcc;
+      else {
+        const auto v = with_choice(plan.plan(), a.mapping(), b.mapping(), c);
+        const auto need = mpi::all_reduce(world, v.scratch_elements(), mpi::maximum<index_t>());
+        CHECK(static_cast<std::size_t>(need) * sizeof(double) <= budget);
+      }
+    }
+    if (!plan.timed_candidates().empty()) CHECK(bcc == 1);
+  }
 }
 
 TEST_CASE("gdm_parameters is the same on every rank and cached", "[mpi][circulant][calibrate]") {

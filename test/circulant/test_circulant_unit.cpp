@@ -195,6 +195,51 @@ TEST_CASE("automatic picks by the GDM model, the same on every rank, and runs ex
         Approx(schedule::corollary2_direct(8, 16 * 8 * 100, 16, 8, m)));
 }
 
+TEST_CASE("automatic's candidates: BCC always, the hybrids within the window, cheapest first; each runs exactly", "[circulant][automatic]") {
+  const CycMap f(Cyclic<dynamic>(1), 4096, 64), g(Cyclic<dynamic>(31), 4096, 64);
+  const schedule::modeled_t m = schedule::modeled(schedule::Machine{1e-3, 1e-12});
+  const std::vector<schedule::CyclicChoice> all = automatic_candidates(f, g, m, 1e300);
+  // BCC and d = 0 .. indirect depth (5 for K = 31, P = 64: G = 1, K' = 31).
+  CHECK(all.size() == 1 + 6);
+  for (std::size_t i = 1; i < all.size(); ++i) CHECK(all[i - 1].predicted <= all[i].predicted);
+  const std::vector<schedule::CyclicChoice> near = automatic_candidates(f, g, m, 1.5);
+  CHECK(near.size() < all.size());
+  CHECK(std::count_if(near.begin(), near.end(), [](const schedule::CyclicChoice& c) {
+          return c.kind == schedule::CyclicChoice::method::bcc;
+        }) == 1);
+  for (const schedule::CyclicChoice& c : near)
+    if (c.kind == schedule::CyclicChoice::method::circulant) CHECK(c.predicted <= 1.5 * near.front().predicted);
+  // The model's own choice is the first circulant one or BCC.
+  const schedule::CyclicChoice chosen = plan_with(f, g, 0, m).choice;
+  CHECK(std::find(near.begin(), near.end(), chosen) != near.end());
+  // with_choice: every circulant candidate, switched to from the model's plan, is exact in the
+  // simulation; the BCC candidate runs the plan's BCC base (contention-free order).
+  for (const schedule::CyclicChoice& c : all) {
+    if (c.kind == schedule::CyclicChoice::method::bcc) {
+      const CirculantPlan q = with_choice(plan_with(f, g, 5, m), f, g, c);
+      const CyclePlan bcc = plan_with(f, g, 5, schedule::bcc_contention_free);
+      CHECK(!q.runs_circulant());
+      CHECK(q.sends.size() == bcc.sends.size());
+      CHECK(q.schedule.size() == bcc.schedule.size());
+      continue;
+    }
+    auto res = test::simulate_circulant(64, test::oracle(Cyclic<dynamic>(1), 4096, 64),
+                                        test::oracle(Cyclic<dynamic>(31), 4096, 64), 4096,
+                                        [&](int r) { return with_choice(plan_with(f, g, r, m), f, g, c); });
+    INFO("candidate d = " << c.d);
+    INFO(res.failure);
+    CHECK(res.ok);
+  }
+  // Switching counts no plan.
+  const CirculantPlan p = plan_with(f, g, 0, m);
+  const std::size_t before = plans_built();
+  const CirculantPlan q = with_choice(p, f, g, all.back());
+  CHECK(plans_built() == before);
+  CHECK(q.choice == all.back());
+  CHECK_THROWS_WITH(with_choice(plan_with(f, g, 0, schedule::direct), f, g, all.back()),
+                    Catch::Contains("requires a plan of schedule::automatic or modeled"));
+}
+
 TEST_CASE("Circulant policies reject bad arguments with a message", "[circulant][errors]") {
   const CycMap f(Cyclic<dynamic>(2), 100, 4), g(Cyclic<dynamic>(6), 101, 4), h(Cyclic<dynamic>(6), 100, 3);
   CHECK_THROWS_WITH(plan_with(f, g, 0, schedule::direct),

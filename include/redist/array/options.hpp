@@ -19,6 +19,11 @@ struct options {
   std::size_t max_scratch_bytes = 0;
   /// Longest single MPI message, in bytes; a longer piece goes as several messages.
   std::size_t max_message_bytes = runtime::max_chunk_bytes;
+  /// schedule::automatic on a Cyclic pair: on the plan's first run, time each candidate schedule
+  /// (BCC and the hybrid(d) within twice the GDM model's best prediction, redist::automatic_candidates)
+  /// this many times, interleaved, and keep the one with the smallest median of the slowest
+  /// rank's time. 0: no timing, the model's choice runs.
+  int tune_reps = 5;
 
   friend bool operator==(const options&, const options&) = default;
 };

@@ -395,13 +395,17 @@ Plan plan_with(const From&, const To&, int, Policy) {
 }
 
 namespace detail {
-/// The choice of the GDM model for a Cyclic pair: BCC (its messages and steps per process taken
-/// from rank 0's send template, the same on every rank) or a circulant hybrid(d).
-inline schedule::CyclicChoice choose_for_cyclic(index_t s, index_t t, index_t n, int nprocs,
-                                                const schedule::modeled_t& m) {
+/// What the GDM model needs to know of a Cyclic pair: its R(K, P) phases, and BCC's messages and
+/// steps per process, taken from rank 0's send template (the same on every rank).
+struct CyclicModelInputs {
+  index::Circulant phases[2];
+  int nphases = 0;
+  index_t bcc_messages = 0, bcc_steps = 0;
+};
+inline CyclicModelInputs cyclic_model_inputs(index_t s, index_t t, index_t n, int nprocs) {
+  CyclicModelInputs in;
   const std::vector<PhaseShape> shapes = circulant_phases(s, t, nprocs);
-  index::Circulant c[2];
-  for (std::size_t i = 0; i < shapes.size(); ++i) c[i] = shapes[i].shape;
+  for (const PhaseShape& ps : shapes) in.phases[in.nphases++] = ps.shape;
   const index::BasicCycle bc(s, t, nprocs);
   // Rank 0's destinations in order of appearance, itself included: BCC's steps (as
   // schedule::appearance_order makes them), and the messages of the busiest process, which
@@ -411,9 +415,33 @@ inline schedule::CyclicChoice choose_for_cyclic(index_t s, index_t t, index_t n,
   index::send_destinations(bc, 0, [&](int q) {
     if (std::find(dests.begin(), dests.end(), q) == dests.end()) dests.push_back(q);
   }, index::meta_size(bc, n));
-  const auto steps = static_cast<index_t>(dests.size());
-  const index_t messages = std::min<index_t>(steps, nprocs - 1);
-  return schedule::choose_cyclic(c, static_cast<int>(shapes.size()), messages, steps, n, m.element_bytes, m.machine);
+  in.bcc_steps = static_cast<index_t>(dests.size());
+  in.bcc_messages = std::min<index_t>(in.bcc_steps, nprocs - 1);
+  return in;
+}
+
+/// The choice of the GDM model for a Cyclic pair: BCC or a circulant hybrid(d).
+inline schedule::CyclicChoice choose_for_cyclic(index_t s, index_t t, index_t n, int nprocs,
+                                                const schedule::modeled_t& m) {
+  const CyclicModelInputs in = cyclic_model_inputs(s, t, n, nprocs);
+  return schedule::choose_cyclic(in.phases, in.nphases, in.bcc_messages, in.bcc_steps, n, m.element_bytes, m.machine);
+}
+
+/// The plan of `rank` that runs `choice`, with `bcc` (the pair's BCC plan) as its CyclePlan base
+/// and fallback. Counts no plan in plans_built.
+template <class From, class To>
+CirculantPlan plan_for_choice(const From& from, const To& to, int rank, const schedule::CyclicChoice& choice,
+                              const CyclePlan& bcc) {
+  CirculantPlan plan;
+  if (choice.kind == schedule::CyclicChoice::method::circulant)
+    plan = plan_circulant(from.block_size(), to.block_size(), from.size(), from.nprocs(), rank,
+                          [&](const index::Circulant& c) { return std::min(choice.d, schedule::indirect_depth(c)); });
+  static_cast<CyclePlan&>(plan) = bcc;
+  plan.kind = choice.kind == schedule::CyclicChoice::method::bcc ? CirculantPlan::method::bcc
+                                                                  : CirculantPlan::method::circulant;
+  plan.fallback = true;
+  plan.choice = choice;
+  return plan;
 }
 
 /// The plan under the model's choice for a Cyclic pair.
@@ -422,22 +450,40 @@ CirculantPlan plan_modeled(const From& from, const To& to, int rank, const sched
   check_cyclic_pair(from.size(), to.size(), from.nprocs(), to.nprocs(), rank, "automatic");
   const schedule::CyclicChoice choice =
       choose_for_cyclic(from.block_size(), to.block_size(), from.size(), from.nprocs(), m);
-  CirculantPlan plan;
-  if (choice.kind == schedule::CyclicChoice::method::circulant)
-    plan = plan_circulant(from.block_size(), to.block_size(), from.size(), from.nprocs(), rank,
-                          [&](const index::Circulant& c) { return std::min(choice.d, schedule::indirect_depth(c)); });
   // The BCC plan, in its contention-free order (measured 6-22 % faster than BCC's appearance
   // order on the four Cyclic cases of redist-bench, doc/performance.md): what runs when BCC is
   // the choice, or the circulant workspace exceeds the budget (plan_with counts the plan once in
   // plans_built).
-  static_cast<CyclePlan&>(plan) = plan_with(from, to, rank, schedule::bcc_contention_free);
-  plan.kind = choice.kind == schedule::CyclicChoice::method::bcc ? CirculantPlan::method::bcc
-                                                                  : CirculantPlan::method::circulant;
-  plan.fallback = true;
-  plan.choice = choice;
-  return plan;
+  return plan_for_choice(from, to, rank, choice, plan_with(from, to, rank, schedule::bcc_contention_free));
 }
 }  // namespace detail
+
+/// The schedules schedule::automatic times on the first run of a Cyclic pair's plan
+/// (DistArray's `b = a`, make_plan): BCC, always, and the hybrid(d) (d = 0: direct, up to the
+/// indirect depth) whose time under the GDM model of `m` is at most `window` times the cheapest
+/// prediction, cheapest first (schedule::cyclic_candidates). A pure function of the layouts:
+/// the same on every rank.
+template <class From, class To>
+  requires CyclicMapping<From> && CyclicMapping<To>
+std::vector<schedule::CyclicChoice> automatic_candidates(const From& from, const To& to,
+                                                         const schedule::modeled_t& m = {}, double window = 2.0) {
+  const detail::CyclicModelInputs in =
+      detail::cyclic_model_inputs(from.block_size(), to.block_size(), from.size(), from.nprocs());
+  return schedule::cyclic_candidates(in.phases, in.nphases, in.bcc_messages, in.bcc_steps, from.size(),
+                                     m.element_bytes, m.machine, window);
+}
+
+/// `plan` (made under schedule::automatic or modeled for from -> to) running `choice` instead:
+/// the same BCC plan as its base and fallback, the circulant phases of `choice`. This is how
+/// schedule::automatic switches to the candidate it measured fastest; it counts no plan in
+/// plans_built.
+template <class From, class To>
+  requires CyclicMapping<From> && CyclicMapping<To>
+CirculantPlan with_choice(const CirculantPlan& plan, const From& from, const To& to,
+                          const schedule::CyclicChoice& choice) {
+  REDIST_EXPECTS(plan.fallback, "redist::with_choice(plan, from, to, choice) requires a plan of schedule::automatic or modeled");
+  return detail::plan_for_choice(from, to, plan.rank, choice, static_cast<const CyclePlan&>(plan));
+}
 
 /// schedule::modeled(machine) for Cyclic<s> -> Cyclic<t>: the basic-cycle calculation or the
 /// circulant hybrid(d) (d = 0: direct, the indirect depth: indirect) the GDM model of `machine`

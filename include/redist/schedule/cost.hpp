@@ -1,7 +1,9 @@
 /// @file Defines the GDM cost model of seed 001 (startup Ts, per-byte Td), its predictions for the direct, indirect, hybrid and basic-cycle schedules, and the choice of schedule::automatic for Cyclic pairs.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <vector>
 
 #include <redist/index/circulant.hpp>
 #include <redist/schedule/circulant.hpp>
@@ -104,8 +106,36 @@ struct CyclicChoice {
   enum class method : unsigned char { bcc, circulant } kind = method::bcc;
   int d = 0;           ///< hybrid degree when circulant (0: direct; indirect_depth: indirect)
   double predicted = 0;  ///< seconds, the model's time of the choice
+  /// seconds, the slowest rank's median time of the choice when schedule::automatic timed its
+  /// candidates on the first run (0: not timed; the choice is the model's)
+  double measured = 0;
   friend constexpr bool operator==(const CyclicChoice&, const CyclicChoice&) = default;
 };
+
+/// The schedules schedule::automatic times on its first run (DistArray, make_plan): BCC, always
+/// (it runs within any scratch budget), and every hybrid(d), d from 0 (direct) to the larger
+/// indirect depth of `phases`, whose model time is at most `window` times the cheapest one's;
+/// cheapest first (ties: BCC, then the smaller d). The same inputs give the same list on every
+/// process.
+inline std::vector<CyclicChoice> cyclic_candidates(const index::Circulant* phases, int nphases, index_t bcc_messages,
+                                                   index_t bcc_steps, index_t n, index_t b, Machine m, double window) {
+  std::vector<CyclicChoice> all{
+      CyclicChoice{CyclicChoice::method::bcc, 0, predict_bcc(bcc_messages, bcc_steps, n, phases[0].p, b, m)}};
+  int depth = 0;
+  for (int i = 0; i < nphases; ++i) depth = depth > indirect_depth(phases[i]) ? depth : indirect_depth(phases[i]);
+  for (int d = 0; d <= depth; ++d) {
+    double t = 0;
+    for (int i = 0; i < nphases; ++i) t += predict(circulant_schedule(phases[i], d), n, b, m);
+    all.push_back(CyclicChoice{CyclicChoice::method::circulant, d, t});
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const CyclicChoice& x, const CyclicChoice& y) { return x.predicted < y.predicted; });
+  const double limit = all.front().predicted * window;
+  std::erase_if(all, [&](const CyclicChoice& c) {
+    return c.kind == CyclicChoice::method::circulant && c.predicted > limit;
+  });
+  return all;
+}
 
 /// The cheapest of BCC (`bcc_messages` per process in `bcc_steps` steps) and hybrid(d) for every d from 0 (direct) to
 /// the indirect depth of each phase of `phases` (one R(K, P), or two for a general pair through
