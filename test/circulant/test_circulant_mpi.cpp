@@ -90,7 +90,7 @@ TEST_CASE("A repeated circulant redistribution reuses its plan and scratch", "[m
   REQUIRE(all_ok(world, redist::test::holds(b, value_of)));
 }
 
-TEST_CASE("automatic runs the circulant choice when the budget allows it, BCC otherwise, on every rank alike", "[mpi][circulant]") {
+TEST_CASE("modeled runs the circulant choice when the budget allows it, BCC otherwise, on every rank alike", "[mpi][circulant]") {
   mpi::communicator world;
   DistArray<double, Cyclic<1>> a(world, 3000);
   DistArray<double, Cyclic<16>> b(world, 3000);
