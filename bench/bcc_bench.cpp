@@ -143,7 +143,7 @@ std::vector<Row> exchange_case(const mpi::communicator& world, Pair pair, index_
   rows.push_back(time_method(world, "bcc_one_pass", pair, a, b, reps,
                              [&] { return redist::make_plan(a, b, redist::schedule::bcc, roomy); }));
   rows.push_back(time_method(world, "bcc_general_exchange", pair, a, b, reps, [&] {
-    return BccThroughGeneralExchange{redist::plan_with(a.mapping(), b.mapping(), world.rank(), redist::schedule::bcc), &world, {}};
+    return BccThroughGeneralExchange{redist::plan_with(a.mapping().linear(), b.mapping().linear(), world.rank(), redist::schedule::bcc), &world, {}};
   }));
   rows.push_back(time_method(world, "bcc_contention_free", pair, a, b, reps,
                              [&] { return redist::make_plan(a, b, redist::schedule::bcc_contention_free); }));

@@ -118,7 +118,7 @@ struct Alltoallv {
   std::vector<int> scount, sdispl, rcount, rdispl;
   std::vector<double> sbuf, rbuf;
   explicit Alltoallv(const Arr& a, const Arr& b)
-      : plan{redist::build_plan(a.mapping(), b.mapping(), a.comm().rank())} {
+      : plan{redist::build_plan(a.mapping().linear(), b.mapping().linear(), a.comm().rank())} {
     const auto p = static_cast<std::size_t>(a.comm().size());
     scount.assign(p, 0), sdispl.assign(p, 0), rcount.assign(p, 0), rdispl.assign(p, 0);
     for (const auto& m : plan.sends) scount[static_cast<std::size_t>(m.peer)] = static_cast<int>(m.size);
@@ -209,7 +209,7 @@ std::vector<Row> run_case(const mpi::communicator& comm, const std::string& sect
   // The BCC row's prediction: its messages per rank (rank 0's) · Ts + the share · Td.
   for (Row& r : rows)
     if (r.method == "bcc" || r.method == "bcc_contention_free") {
-      const redist::CyclePlan cp = redist::plan_with(a.mapping(), b.mapping(), 0, redist::schedule::bcc);
+      const redist::CyclePlan cp = redist::plan_with(a.mapping().linear(), b.mapping().linear(), 0, redist::schedule::bcc);
       const auto msgs = static_cast<index_t>(cp.sends.size());
       r.predicted_ms = 1e3 * redist::schedule::predict_bcc(msgs, static_cast<index_t>(cp.schedule.size()), n, P, bytes, machine);
     }

@@ -165,7 +165,7 @@ template <class A, class B>
 class Gemr2dMethod final : public IntoArray<A, B> {
  public:
   Gemr2dMethod(const A& a, B b, const BlacsGrids& grids) : IntoArray<A, B>{a, std::move(b)}, grids_{&grids} {}
-  void setup() override { gemr2d_.emplace(*grids_, this->a_.mapping(), this->b_.mapping()); }
+  void setup() override { gemr2d_.emplace(*grids_, this->a_.mapping().linear(), this->b_.mapping().linear()); }
   void run() override { gemr2d_->run(this->a_.local().data(), this->b_.local().data()); }
   Cost cost() override {
     Cost c = traffic(general_plan(this->a_, this->b_), sizeof(double));
@@ -236,7 +236,8 @@ void add_redist_methods(std::vector<MethodEntry>& e, const L* layouts) {
     using Policy = std::remove_cvref_t<decltype(s.policy)>;
     using Serves = typename std::remove_cvref_t<decltype(s)>::layouts;
     if constexpr (Serves::template serves<DS, DD> &&
-                  plannable<typename A::mapping_type, typename B::mapping_type, Policy>) {
+                  plannable<typename redist::detail::plan_layouts<A, B>::from_type,
+                            typename redist::detail::plan_layouts<A, B>::to_type, Policy>) {
       const Policy policy = s.policy;
       e.push_back({std::string("redist:") + s.name, [layouts, policy] {
                      return std::make_unique<RedistMethod<A, B, Policy>>(*layouts->src, layouts->make_dst(), policy,

@@ -48,7 +48,7 @@ int main(int argc, char* argv[]) {
   for (index_t l = 0; l < a_old.local_size(); ++l) loc[l] = value_of(a_old.global_index(l));
 
   // The global schedule is the same on every rank and needs no communication: show it.
-  const auto msgs = redist::index::gen_block_messages(a_old.mapping(), b_new.mapping());
+  const auto msgs = redist::index::gen_block_messages(a_old.mapping().linear(), b_new.mapping().linear());
   const double ratio = redist::runtime::local_remote_ratio(world);  // collective, measured once per communicator
   if (world.rank() == 0)
     std::printf("n = %lld on %d processes: %zu messages, maximum degree %d, lower bound %g elements, "

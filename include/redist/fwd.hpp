@@ -23,7 +23,9 @@ class Grid;
 template <class R>
 struct BasicPlan;
 using Plan = BasicPlan<Run>;
-struct Section;
+template <std::size_t MaxDepth>
+struct BasicSection;
+using Section = BasicSection<8>;
 using GridPlan = BasicPlan<Section>;
 struct Message;
 template <class From, class To, class Policy>

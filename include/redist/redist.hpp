@@ -47,12 +47,13 @@
 #include <redist/runtime/calibrate.hpp>
 #include <redist/runtime/calibrate_gdm.hpp>
 #include <redist/runtime/time_plans.hpp>
+#include <redist/array/communicator.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/multiphase.hpp>
 #include <redist/array/dist_array.hpp>
-#include <redist/array/dist_array_nd.hpp>
 #include <redist/array/redistribute.hpp>
+#include <redist/array/transpose.hpp>
 // The ScaLAPACK bridge; redist/interop/blacs.hpp (which calls BLACS) is opt-in.
 #include <redist/interop/scalapack.hpp>

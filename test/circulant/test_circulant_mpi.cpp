@@ -130,7 +130,7 @@ TEST_CASE("automatic times its candidates on the first run and keeps the fastest
   REQUIRE(all_ok(world, redist::test::holds(b, value_of)));
   CHECK(plans_built() == built + 1);  // the candidates are variants of one plan
   const auto& timed = plan.timed_candidates();
-  const auto expected = automatic_candidates(a.mapping(), b.mapping());
+  const auto expected = automatic_candidates(a.mapping().linear(), b.mapping().linear());
   REQUIRE(timed.size() == expected.size());  // all fit in 1 MiB
   // The one that runs is one of them, with the same times on every rank.
   for (const auto& c : timed) CHECK(c.measured > 0);
@@ -157,7 +157,7 @@ TEST_CASE("automatic times its candidates on the first run and keeps the fastest
   auto model = make_plan(a, b, schedule::automatic, untimed);
   model.execute(a, b);
   CHECK(model.timed_candidates().empty());
-  CHECK(model.plan().choice == plan_with(a.mapping(), b.mapping(), world.rank(), schedule::automatic).choice);
+  CHECK(model.plan().choice == plan_with(a.mapping().linear(), b.mapping().linear(), world.rank(), schedule::automatic).choice);
   REQUIRE(all_ok(world, redist::test::holds(b, value_of)));
 }
 
@@ -180,7 +180,7 @@ TEST_CASE("automatic times only the candidates whose workspace fits the budget o
     for (const auto& c : plan.timed_candidates()) {
       if (c.kind == schedule::CyclicChoice::method::bcc) ++bcc;
       else {
-        const auto v = with_choice(plan.plan(), a.mapping(), b.mapping(), c);
+        const auto v = with_choice(plan.plan(), a.mapping().linear(), b.mapping().linear(), c);
         const auto need = mpi::all_reduce(world, v.scratch_elements(), mpi::maximum<index_t>());
         CHECK(static_cast<std::size_t>(need) * sizeof(double) <= budget);
       }

@@ -86,6 +86,21 @@ TEST_CASE("A parameter that differs on one rank makes every rank throw", "[mpi][
                               },
                               "requires every rank to pass the same schedule policy")));
   }
+  SECTION("a policy's parameters at plan time: a GEN_BLOCK lmr_ratio, a hybrid degree") {
+    std::vector<index_t> even(static_cast<std::size_t>(world.size()), 10), uneven = even;
+    uneven.front() += 5;
+    uneven.back() -= 5;
+    DistArray<double, GenBlock> g1(world, 10 * world.size(), GenBlock(even));
+    DistArray<double, GenBlock> g2(world, 10 * world.size(), GenBlock(uneven));
+    std::fill(g2.local().begin(), g2.local().end(), -1.0);
+    REQUIRE(all_ok(world, throws_with([&] { redistribute(g1, g2, schedule::tpdr_t{odd_one ? 2.0 : 1.0}); },
+                                      "requires every rank to pass the same schedule policy and its parameters")));
+    REQUIRE(all_ok(world, std::all_of(g2.local().begin(), g2.local().end(), [](double v) { return v == -1.0; })));
+    DistArray<double, Cyclic<2>> c2(world, 96);
+    DistArray<double, Cyclic<8>> c8(world, 96);
+    REQUIRE(all_ok(world, throws_with([&] { redistribute(c2, c8, schedule::hybrid(odd_one ? 2 : 1)); },
+                                      "requires every rank to pass the same schedule policy and its parameters")));
+  }
   SECTION("the options at plan time") {
     DistArray<double, Cyclic<2>> a(world, 60);
     DistArray<double, Block> b(world, 60);

@@ -120,6 +120,26 @@ TEST_CASE("3-D arrays on 3-D grids", "[mpi][grid][3d]") {
   CHECK(all_ok(world, holds_nd(b, value_of3)));
 }
 
+TEST_CASE("5-D arrays on 5-D grids: no rank limit", "[mpi][grid][5d]") {
+  mpi::communicator world;
+  const int p = world.size();
+  using A = Dist<Block, Cyclic<2>, Collapsed, Cyclic<1>, Block>;
+  using B = Dist<Cyclic<3>, Collapsed, Block, Block, Cyclic<2>>;
+  const std::array<index_t, 5> e{5, 4, 3, 6, 4};
+  auto value_of5 = [&](const std::array<index_t, 5>& g) {
+    return static_cast<double>((((g[4] * e[3] + g[3]) * e[2] + g[2]) * e[1] + g[1]) * e[0] + g[0]);
+  };
+  DistArray<double, A> a(world, e, Grid{1, p, 1, 1, 1});
+  DistArray<double, B> b(world, e, Grid{1, 1, 1, 1, p}.with_order(column_major), {0, 0, 0, 0, p - 1},
+                         Storage{row_major, 0});
+  DistArray<double, A> c(world, e, Grid{1, 1, 1, p, 1}, {0, 0, 0, p / 2, 0});
+  fill_nd(a, value_of5);
+  b = a;
+  CHECK(all_ok(world, holds_nd(b, value_of5)));
+  c = b;
+  CHECK(all_ok(world, holds_nd(c, value_of5)));
+}
+
 TEST_CASE("Bad N-D arguments throw redist::error on every rank before data moves", "[mpi][grid][errors]") {
   mpi::communicator world;
   using D = Dist<Cyclic<2>, Cyclic<2>>;

@@ -27,7 +27,7 @@ namespace {
 
 struct BuildGridPlan {
   template <class From, class To>
-  GridPlan operator()(const From& from, const To& to, int rank) const {
+  auto operator()(const From& from, const To& to, int rank) const {
     return build_grid_plan(from, to, rank);
   }
 };
@@ -170,6 +170,24 @@ TEMPLATE_LIST_TEST_CASE("Random 2-D redistributions are exact in the virtual-ran
         static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
     INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x " << ext[1]);
     check_pair(a, b);
+  }
+}
+
+TEST_CASE("Arrays of rank 5 and 6 redistribute exactly: no rank limit", "[grid][simulate][nd]") {
+  std::mt19937_64 rng(2026);
+  for (int t = 0; t < 12; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 48);
+    std::array<index_t, 6> e6{};
+    for (auto& x : e6) x = static_cast<index_t>(1 + rng() % 4);
+    const std::array<index_t, 5> e5{e6[0], e6[1], e6[2], e6[3], e6[4]};
+    INFO("trial " << t << ", P = " << nprocs);
+    auto a5 = random_case<Cyclic<>, Block, Collapsed, GenBlock, Cyclic<>>(e5, nprocs, rng);
+    auto b5 = random_case<Block, Cyclic<>, Cyclic<>, Collapsed, GenBlock>(e5, nprocs, rng);
+    check_pair(a5, b5);
+    auto a6 = random_case<Cyclic<>, Block, Cyclic<>, GenBlock, Collapsed, Cyclic<>>(e6, nprocs, rng);
+    auto b6 = random_case<Block, Cyclic<>, GenBlock, Cyclic<>, Cyclic<>, Block>(e6, nprocs, rng);
+    static_assert(std::is_same_v<decltype(build_grid_plan(a6.mapping, b6.mapping, 0)), BasicPlan<BasicSection<12>>>);
+    check_pair(a6, b6);
   }
 }
 

@@ -5,14 +5,11 @@
 
 namespace redist {
 
-template <class T, class D>
-class DistArray;
-
 namespace detail {
 /// The plan cache of a destination array, for redistribute (a friend of every DistArray).
 struct array_access {
-  template <class T, class D>
-  static PlanCache& cache(DistArray<T, D>& a) noexcept {
+  template <class A>
+  static PlanCache& cache(A& a) noexcept {
     return a.cache_;
   }
 };

@@ -1,6 +1,7 @@
 /// @file Defines the collective consistency check: all ranks agree on the parameters of a collective call, or all throw.
 #pragma once
 
+#include <bit>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -39,6 +40,17 @@ template <class M>
   requires requires(const M& m) { { m.fingerprint() } -> std::convertible_to<std::uint64_t>; }
 std::uint64_t layout_fingerprint(const M& m) {
   return m.fingerprint();
+}
+
+/// A fingerprint of a schedule policy: its type and, when it has them, its parameters() (a
+/// GEN_BLOCK policy's lmr_ratio, hybrid's d, modeled's machine, ...), which every rank must
+/// pass alike as much as the policy itself.
+template <class Policy>
+std::uint64_t policy_fingerprint(const Policy& policy) {
+  std::uint64_t h = hash_string(hash_seed, typeid(Policy).name());
+  if constexpr (requires { policy.parameters(); })
+    for (double v : policy.parameters()) h = hash_mix(h, std::bit_cast<std::uint64_t>(v));
+  return h;
 }
 
 /// One parameter of a collective call, named for the error message.

@@ -1,68 +1,116 @@
-/// @file Defines DistArray<T, D>: a 1-D array distributed over a communicator by the distribution D.
+/// @file Defines DistArray<T, D>: an array distributed over a communicator, 1-D (the rank-1 case) or N-D on a process grid.
 #pragma once
 
+#include <array>
 #include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <boost/mpi/communicator.hpp>
 
-#include <optional>
-#include <string>
-
 #include <redist/array/access.hpp>
+#include <redist/array/communicator.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
+#include <redist/array/redistribute.hpp>
+#include <redist/array/transpose.hpp>
+#include <redist/detail/hash.hpp>
+#include <redist/dist/dist.hpp>
 #include <redist/dist/distribution.hpp>
+#include <redist/dist/grid.hpp>
 #include <redist/schedule/schedule.hpp>
 
 namespace redist {
 
-template <class T, class D>
-class DistArray;
-
 namespace detail {
+/// The N-D distribution of an array declared with D: D itself, or Dist<D> for a 1-D D.
 template <class D>
-struct mapping_of {
+struct as_dist {
   // An error "no type named 'type'" here means D is not a redist distribution.
 };
 template <class D>
   requires enable_distribution<D>
-struct mapping_of<D> {
-  using type = typename D::mapping;
+struct as_dist<D> {
+  using type = Dist<D>;
+};
+template <class... D>
+struct as_dist<Dist<D...>> {
+  using type = Dist<D...>;
 };
 }  // namespace detail
 
-/// Defined in redist/array/redistribute.hpp (included at the end of this header).
-template <class T, class D, class U, class E, class S = schedule::automatic_t>
-void redistribute(const DistArray<U, E>& src, DistArray<T, D>& dst, S policy = {},
-                  const options& opts = default_options());
-
-/// n elements of T distributed over the processes of comm by D. `b = a` redistributes a's values
-/// into b's layout (collective); the plan is kept, so repeating it does no index work.
+/// An array of T distributed over the processes of a communicator, laid out by D.
+///  - D = Dist<D_0, ..., D_{N-1}>: N-D, dimension d distributed by D_d over dimension d of a
+///    process grid, from grid coordinate offsets[d] (ScaLAPACK RSRC/CSRC); local storage
+///    column-major with leading dimension max(storage.ld, local rows) unless storage says
+///    otherwise; ranks of the communicator outside the grid hold nothing.
+///  - D a 1-D distribution (Block, Cyclic<X>, GenBlock, a user's): the rank-1 case, Dist<D> on a
+///    rank-1 grid of every process of the communicator (its size given statically with
+///    Grid<P>{}, or dynamically), with 1-D index queries (global_index(l), owner(g), ...).
+/// `b = a` redistributes a's values into b's layout (collective) between any two layouts of
+/// the same rank and extents, on any grids of one communicator; the plan is cached in b, so
+/// repeating it does no index work. Construction is collective: every rank passes the same
+/// arguments (storage.ld may differ, as ScaLAPACK's LLD); with default_options().check_consistency
+/// one small all-reduce verifies that, and a bad parameter throws redist::error on every rank.
 template <class T, class D>
 class DistArray {
-  static_assert(enable_distribution<D>,
-                "redist::DistArray<T, D> requires D to be a redist distribution (Block, Cyclic<X>, GenBlock, "
+  static_assert(detail::is_dist<D> || enable_distribution<D>,
+                "redist::DistArray<T, D> requires D to be a redist distribution (Block, Cyclic<X>, GenBlock, Dist<...>, "
                 "or a type declaring `using distribution_concept = redist::distribution_tag;`)");
   static_assert(std::is_trivially_copyable_v<T>, "redist::DistArray<T, D> requires T to be trivially copyable");
 
  public:
   using value_type = T;
+  /// D as declared.
   using distribution_type = D;
-  using mapping_type = typename detail::mapping_of<D>::type;
+  /// Its N-D form: D, or Dist<D> for a 1-D D.
+  using dist_type = typename detail::as_dist<D>::type;
+  using mapping_type = typename dist_type::mapping;
+  using extents_type = typename mapping_type::extents_type;
+  using coords_type = typename mapping_type::coords_type;
+  static constexpr std::size_t rank() noexcept { return dist_type::rank(); }
+  /// True when D is a 1-D distribution (the array was declared 1-D).
+  static constexpr bool one_dimensional = !detail::is_dist<D>;
 
-  /// The array of n elements laid out by dist on comm. Collective: every rank of comm constructs
-  /// it with the same n and dist; with default_options().check_consistency (the default), one
-  /// small all-reduce verifies that, and a bad parameter throws redist::error on every rank.
-  DistArray(const boost::mpi::communicator& comm, index_t n, const D& dist)
-      : comm_{comm}, mapping_{bind(comm, n, dist)}, dist_{dist},
-        data_(static_cast<std::size_t>(mapping_.local_size(comm.rank()))) {}
+  /// N-D: `extents` laid out by dist on grid (on ranks grid.first() ... of comm).
+  template <std::size_t... E>
+    requires(!one_dimensional)
+  DistArray(Communicator comm, const extents_type& extents, const D& dist, const Grid<E...>& grid,
+            const coords_type& offsets = {}, Storage storage = {})
+      : comm_{comm.get()}, mapping_{bind(comm_, extents, dist, grid, offsets, storage)}, dist_{dist},
+        data_(static_cast<std::size_t>(mapping_.local_size(comm_.rank()))) {}
 
-  DistArray(const boost::mpi::communicator& comm, index_t n)
-    requires std::default_initializable<D>
+  template <std::size_t... E>
+    requires(!one_dimensional && std::default_initializable<D>)
+  DistArray(Communicator comm, const extents_type& extents, const Grid<E...>& grid, const coords_type& offsets = {},
+            Storage storage = {})
+      : DistArray(comm, extents, D{}, grid, offsets, storage) {}
+
+  /// 1-D: n elements laid out by dist on every process of comm; grid, when given, is the rank-1
+  /// grid of those processes (Grid<P>{} states their number at compile time).
+  template <std::size_t P>
+    requires one_dimensional
+  DistArray(Communicator comm, index_t n, const D& dist, const Grid<P>& grid)
+      : comm_{comm.get()}, mapping_{bind(comm_, {n}, dist_type(dist), grid, {}, {})}, dist_{dist},
+        data_(static_cast<std::size_t>(mapping_.local_size(comm_.rank()))) {}
+
+  DistArray(Communicator comm, index_t n, const D& dist)
+    requires one_dimensional
+      : DistArray(comm, n, dist, Grid<dynamic>(comm.get().size())) {}
+
+  template <std::size_t P>
+    requires(one_dimensional && std::default_initializable<D>)
+  DistArray(Communicator comm, index_t n, const Grid<P>& grid) : DistArray(comm, n, D{}, grid) {}
+
+  DistArray(Communicator comm, index_t n)
+    requires(one_dimensional && std::default_initializable<D>)
       : DistArray(comm, n, D{}) {}
 
   DistArray(const DistArray&) = default;
@@ -74,7 +122,6 @@ class DistArray {
     if (this != &src) redistribute(src, *this, schedule::automatic);
     return *this;
   }
-
   template <class U, class E>
   DistArray& operator=(const DistArray<U, E>& src) {
     static_assert(std::is_same_v<U, T>,
@@ -82,36 +129,108 @@ class DistArray {
     redistribute(src, *this, schedule::automatic);
     return *this;
   }
+  /// b = transpose(a): b(i, j) = a(j, i), in one redistribution (no intermediate copy).
+  template <class A>
+  DistArray& operator=(const TransposeView<A>& src) {
+    static_assert(std::is_same_v<typename A::value_type, T>,
+                  "redist::DistArray assignment b = transpose(a) requires a and b to have the same element type");
+    redistribute(src, *this, schedule::automatic);
+    return *this;
+  }
 
+  /// Number of elements of the global array.
   index_t size() const noexcept { return mapping_.size(); }
-  index_t local_size() const noexcept { return static_cast<index_t>(data_.size()); }
+  const extents_type& extents() const noexcept { return mapping_.extents(); }
+  index_t extent(std::size_t d) const noexcept { return mapping_.extent(d); }
+  /// This rank's elements in local storage order (with the padding of the leading dimension).
   std::span<T> local() noexcept { return data_; }
   std::span<const T> local() const noexcept { return data_; }
-  /// Global index of this rank's local element l.
-  index_t global_index(index_t l) const noexcept { return mapping_.global_index(comm_.rank(), l); }
-  /// Rank that owns global element g.
-  int owner(index_t g) const noexcept { return mapping_.owner(g); }
-  /// Local index of global element g on its owner.
-  index_t local_index(index_t g) const noexcept { return mapping_.local_index(g); }
+  /// Elements of local() (padding included).
+  index_t local_size() const noexcept { return static_cast<index_t>(data_.size()); }
+  /// This rank's local extents (all zero outside the grid).
+  extents_type local_extents() const { return mapping_.local_extents(comm_.rank()); }
+  /// The stride of the second-fastest dimension of local storage (ScaLAPACK's LLD).
+  index_t leading_dimension() const { return mapping_.leading_dimension(comm_.rank()); }
+  /// Element strides of local storage, per dimension.
+  extents_type local_strides() const { return mapping_.strides(comm_.rank()); }
+  /// Offset in local() of the local element at local multi-index l.
+  index_t local_offset(const extents_type& l) const {
+    const extents_type s = local_strides();
+    index_t off = 0;
+    for (std::size_t d = 0; d < rank(); ++d) off += l[d] * s[d];
+    return off;
+  }
+  /// This rank's grid coordinates, or nothing outside the grid.
+  std::optional<coords_type> coords() const noexcept { return mapping_.coords_of(comm_.rank()); }
+  /// Global multi-index of this rank's local element at local multi-index l.
+  extents_type global_index(const extents_type& l) const { return mapping_.global_index(comm_.rank(), l); }
+  /// Rank (in the communicator) that owns the element at global multi-index g.
+  int owner(const extents_type& g) const { return mapping_.owner(g); }
+  /// Offset of global element g in its owner's local(), as the owner stores it.
+  index_t local_index(const extents_type& g) const { return mapping_.local_offset(g); }
+
+  /// 1-D: global index of this rank's local element l.
+  index_t global_index(index_t l) const noexcept
+    requires one_dimensional
+  {
+    return mapping_.linear().global_index(comm_.rank(), l);
+  }
+  /// 1-D: rank that owns global element g.
+  int owner(index_t g) const noexcept
+    requires one_dimensional
+  {
+    return mapping_.linear().owner(g);
+  }
+  /// 1-D: local index of global element g on its owner.
+  index_t local_index(index_t g) const noexcept
+    requires one_dimensional
+  {
+    return mapping_.linear().local_index(g);
+  }
+
   const boost::mpi::communicator& comm() const noexcept { return comm_; }
+  /// The distribution as declared (D).
   const D& distribution() const noexcept { return dist_; }
+  /// The layout: dist_type bound to the extents, the grid, the offsets and the storage.
   const mapping_type& mapping() const noexcept { return mapping_; }
+  const typename mapping_type::grid_type& grid() const noexcept { return mapping_.grid(); }
 
  private:
   friend struct detail::array_access;
 
-  static mapping_type bind(const boost::mpi::communicator& comm, index_t n, const D& dist) {
+  template <std::size_t... E>
+  static mapping_type bind(const boost::mpi::communicator& comm, const extents_type& extents, const dist_type& dist,
+                           const Grid<E...>& grid, const coords_type& offsets, Storage storage) {
+    static_assert(sizeof...(E) == rank(),
+                  "redist::DistArray<T, Dist<D...>>(comm, extents, grid) requires a grid of the same rank as Dist<D...>");
+    const char* call = one_dimensional ? "redist::DistArray(comm, n, dist)" : "redist::DistArray(comm, extents, grid)";
     std::optional<mapping_type> m;
     std::optional<std::string> failure;
     try {
-      m.emplace(dist, n, comm.size());
+      if constexpr (one_dimensional) {
+        if (grid.size() != comm.size() || grid.first() != 0)
+          detail::report_error("redist::DistArray(comm, n, grid) requires the grid to hold every process of the "
+                               "communicator from rank 0 (a grid of " + std::to_string(grid.size()) + " from rank " +
+                               std::to_string(grid.first()) + ", communicator of " + std::to_string(comm.size()) +
+                               "); declare a Dist<D> array for a grid on some of them");
+      }
+      m.emplace(dist, extents, grid, offsets, storage, comm.size());
+      const auto e = m->local_extents(comm.rank());
+      const std::size_t fast = m->fastest();
+      if (storage.ld != 0 && storage.ld < e[fast])
+        detail::report_error("redist::DistArray(comm, extents, grid, offsets, storage) requires storage.ld to be at least "
+                             "the local extent of the fastest dimension (" + std::to_string(storage.ld) + " < " +
+                             std::to_string(e[fast]) + " on rank " + std::to_string(comm.rank()) + ")");
     } catch (const error& e) {
       failure = e.what();
     }
     if (default_options().check_consistency) {
-      const detail::Parameter params[] = {{"n", static_cast<std::uint64_t>(n)},
-                                          {"distribution", m ? detail::layout_fingerprint(*m) : 0}};
-      detail::agree(comm, "redist::DistArray(comm, n, dist)", params, failure);
+      std::uint64_t shape = detail::hash_seed;
+      for (index_t e : extents) shape = detail::hash_mix(shape, static_cast<std::uint64_t>(e));
+      const detail::Parameter params[] = {
+          {one_dimensional ? "n" : "extents", shape},
+          {one_dimensional ? "distribution" : "distribution, grid and offsets", m ? m->fingerprint() : 0}};
+      detail::agree(comm, call, params, failure);
     } else if (failure) {
       detail::report_error(*failure);
     }
@@ -126,9 +245,10 @@ class DistArray {
 };
 
 template <class D>
-DistArray(const boost::mpi::communicator&, index_t, D) -> DistArray<double, D>;
+  requires enable_distribution<D>
+DistArray(Communicator, index_t, D) -> DistArray<double, D>;
+template <class D, std::size_t P>
+  requires enable_distribution<D>
+DistArray(Communicator, index_t, D, Grid<P>) -> DistArray<double, D>;
 
 }  // namespace redist
-
-#include <redist/array/dist_array_nd.hpp>
-#include <redist/array/redistribute.hpp>

@@ -82,7 +82,7 @@ class Redistribution<From, To, schedule::multiphase_t> {
 
   template <class A, class B>
   void execute(const A& src, B& dst) {
-    REDIST_EXPECTS(src.mapping() == from_ && dst.mapping() == to_,
+    REDIST_EXPECTS(detail::layout_matches(src.mapping(), from_) && detail::layout_matches(dst.mapping(), to_),
                    "redist::Redistribution::execute(src, dst) requires src and dst to have the layouts the plan was made for");
     run(src.comm(), src.local(), dst.local());
   }

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <typeinfo>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -22,6 +24,21 @@
 #include <redist/runtime/time_plans.hpp>
 
 namespace redist {
+
+namespace detail {
+/// Whether an array's layout is the layout a plan was made for: the same, or (for a 1-D array,
+/// whose plans are built on its 1-D mapping) a rank-1 layout whose 1-D mapping it is.
+template <class A, class M>
+bool layout_matches(const A& array_layout, const M& plan_layout) {
+  if constexpr (std::is_same_v<A, M>) {
+    return array_layout == plan_layout;
+  } else if constexpr (requires { { array_layout.linear() } -> std::same_as<const M&>; }) {
+    return array_layout.is_linear() && array_layout.linear() == plan_layout;
+  } else {
+    return false;
+  }
+}
+}  // namespace detail
 
 /// A plan for moving data from the layout `From` to the layout `To` on one rank under the schedule
 /// policy `Policy`, with the scratch buffer it reuses. Made by redist::make_plan(a, b[, policy]);
@@ -48,7 +65,7 @@ class Redistribution {
   /// src -> dst with this plan. Requires src and dst to have the layouts the plan was made for.
   template <class A, class B>
   void execute(const A& src, B& dst) {
-    REDIST_EXPECTS(src.mapping() == from_ && dst.mapping() == to_,
+    REDIST_EXPECTS(detail::layout_matches(src.mapping(), from_) && detail::layout_matches(dst.mapping(), to_),
                    "redist::Redistribution::execute(src, dst) requires src and dst to have the layouts the plan was made for");
     run(src.comm(), src.local(), dst.local());
   }
@@ -103,7 +120,7 @@ class Redistribution {
           {"element size", sizeof(T)},
           {"source layout", detail::layout_fingerprint(from_)},
           {"destination layout", detail::layout_fingerprint(to_)},
-          {"schedule policy", detail::hash_string(detail::hash_seed, typeid(Policy).name())},
+          {"schedule policy and its parameters", detail::policy_fingerprint(policy_)},
           {"options", opts_hash}};
       shared = detail::agree(comm, "redist::redistribute(src, dst)", params, failure, mine);
     } else {

@@ -1,50 +1,68 @@
-/// @file Defines redistribute(src, dst[, policy]) and make_plan(src, dst).
+/// @file Defines redistribute(src, dst[, policy]) and make_plan(src, dst) for distributed arrays.
 #pragma once
 
+#include <concepts>
 #include <string>
+#include <type_traits>
 
 #include <mpi.h>
 
-#include <redist/array/dist_array.hpp>
+#include <redist/array/access.hpp>
+#include <redist/array/options.hpp>
+#include <redist/array/plan_cache.hpp>
+#include <redist/array/transpose.hpp>
+#include <redist/dist/dist.hpp>
+#include <redist/plan/grid.hpp>
+#include <redist/schedule/schedule.hpp>
 
 namespace redist {
 
-namespace detail {
-template <class D>
-inline constexpr std::size_t dist_rank = 1;
-template <class... D>
-inline constexpr std::size_t dist_rank<Dist<D...>> = sizeof...(D);
-template <class D>
-inline constexpr bool is_nd = false;
-template <class... D>
-inline constexpr bool is_nd<Dist<D...>> = true;
+/// A distributed array: DistArray, or any type with its layout and local-storage interface.
+template <class A>
+concept DistributedArray = requires(const A& a) {
+  typename A::value_type;
+  typename A::distribution_type;
+  typename A::mapping_type;
+  { A::rank() } -> std::convertible_to<std::size_t>;
+  { A::one_dimensional } -> std::convertible_to<bool>;
+  a.mapping();
+  a.comm();
+  a.local();
+};
 
-/// Type checks of src -> dst: compile errors with a sentence.
-template <class E, class D>
-constexpr void check_ranks() {
-  static_assert(is_nd<E> == is_nd<D>,
-                "redist::redistribute(src, dst) requires src and dst to both be 1-D arrays (Block, Cyclic<X>, GenBlock, ...) "
-                "or both N-D arrays (Dist<...>)");
-  static_assert(dist_rank<E> == dist_rank<D>, "redist::redistribute(src, dst) requires src and dst to have the same rank");
-}
+namespace detail {
+/// The layouts a plan of Src -> Dst is built on. A 1-D array is the rank-1 case of Dist; when
+/// both arrays are declared 1-D (every process, from rank 0, tight storage: Dist::mapping's
+/// is_linear), the plan is built on their 1-D mappings, where the 1-D schedules (basic-cycle
+/// tables, circulant, GEN_BLOCK) apply; otherwise on the N-D layouts.
+template <class Src, class Dst>
+struct plan_layouts {
+  static constexpr bool linear = Src::one_dimensional && Dst::one_dimensional;
+  template <class A>
+  static const auto& of(const A& a) noexcept {
+    if constexpr (linear) return a.mapping().linear();
+    else return a.mapping();
+  }
+  using from_type = std::remove_cvref_t<decltype(of(std::declval<const Src&>()))>;
+  using to_type = std::remove_cvref_t<decltype(of(std::declval<const Dst&>()))>;
+};
 
 /// The checks every rank can make alone, made on every rank before any data moves.
 template <class A, class B>
 void check_compatible(const A& src, const B& dst, const char* call) {
+  static_assert(A::rank() == B::rank(), "redist::redistribute(src, dst) requires src and dst to have the same rank");
   int cmp = MPI_UNEQUAL;
   MPI_Comm_compare(static_cast<MPI_Comm>(src.comm()), static_cast<MPI_Comm>(dst.comm()), &cmp);
   if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
     report_error(std::string("redist::") + call +
                  "(src, dst) requires src and dst to be on the same communicator (MPI_Comm_compare says " +
                  (cmp == MPI_SIMILAR ? "similar: same processes, other order" : "unequal") + ")");
-  if constexpr (requires { src.extents(); dst.extents(); }) {
-    if (src.extents() != dst.extents()) {
-      std::string s, d;
-      for (index_t e : src.extents()) s += (s.empty() ? "" : " x ") + std::to_string(e);
-      for (index_t e : dst.extents()) d += (d.empty() ? "" : " x ") + std::to_string(e);
-      report_error(std::string("redist::") + call + "(src, dst) requires src and dst to have the same extents (" + s +
-                   " vs " + d + ")");
-    }
+  if (A::rank() > 1 && src.extents() != dst.extents()) {
+    std::string s, d;
+    for (index_t e : src.extents()) s += (s.empty() ? "" : " x ") + std::to_string(e);
+    for (index_t e : dst.extents()) d += (d.empty() ? "" : " x ") + std::to_string(e);
+    report_error(std::string("redist::") + call + "(src, dst) requires src and dst to have the same extents (" + s +
+                 " vs " + d + ")");
   }
   if (src.size() != dst.size())
     report_error(std::string("redist::") + call + "(src, dst) requires src.size() to equal dst.size() (" +
@@ -55,24 +73,26 @@ void check_compatible(const A& src, const B& dst, const char* call) {
 /// dst = src in dst's layout (collective over their communicator). The plan is cached in dst and
 /// reused while src's and dst's layouts stay the same. Bad arguments throw redist::error on every
 /// rank before any data moves.
-template <class T, class D, class U, class E, class S>
-void redistribute(const DistArray<U, E>& src, DistArray<T, D>& dst, S policy, const options& opts) {
-  static_assert(std::is_same_v<U, T>, "redist::redistribute(src, dst) requires src and dst to have the same element type");
+template <DistributedArray Src, DistributedArray Dst, class S = schedule::automatic_t>
+void redistribute(const Src& src, Dst& dst, S policy = {}, const options& opts = default_options()) {
+  static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
+                "redist::redistribute(src, dst) requires src and dst to have the same element type");
   static_assert(schedule::is_policy<S>, "redist::redistribute(src, dst, policy) requires policy to be a redist::schedule policy");
-  detail::check_ranks<E, D>();
   detail::check_compatible(src, dst, "redistribute");
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) return;
-  auto& r = detail::array_access::cache(dst).get(src.mapping(), dst.mapping(), policy, opts, src.comm());
+  using L = detail::plan_layouts<Src, Dst>;
+  auto& r = detail::array_access::cache(dst).get(L::of(src), L::of(dst), policy, opts, src.comm());
   r.run(src.comm(), src.local(), dst.local());
 }
 
 /// dst = transpose(a) for 2-D arrays: dst(i, j) = a(j, i), fused with the redistribution (no
 /// intermediate copy). Collective; the plan is cached in dst like redistribute's.
-template <class T, class D, class U, class E, class S>
-void redistribute(const TransposeView<U, E>& src, DistArray<T, D>& dst, S policy, const options& opts) {
-  static_assert(std::is_same_v<U, T>, "redist::redistribute(transpose(a), b) requires a and b to have the same element type");
+template <DistributedArray A, DistributedArray Dst, class S = schedule::automatic_t>
+void redistribute(const TransposeView<A>& src, Dst& dst, S policy = {}, const options& opts = default_options()) {
+  static_assert(std::is_same_v<typename A::value_type, typename Dst::value_type>,
+                "redist::redistribute(transpose(a), b) requires a and b to have the same element type");
   static_assert(schedule::is_policy<S>, "redist::redistribute(transpose(a), b, policy) requires policy to be a redist::schedule policy");
-  static_assert(detail::is_nd<D> && detail::dist_rank<D> == 2, "redist::redistribute(transpose(a), b) requires b to be a 2-D array");
+  static_assert(Dst::rank() == 2 && !Dst::one_dimensional, "redist::redistribute(transpose(a), b) requires b to be a 2-D array");
   const auto& a = src.array;
   int cmp = MPI_UNEQUAL;
   MPI_Comm_compare(static_cast<MPI_Comm>(a.comm()), static_cast<MPI_Comm>(dst.comm()), &cmp);
@@ -84,28 +104,28 @@ void redistribute(const TransposeView<U, E>& src, DistArray<T, D>& dst, S policy
                          std::to_string(dst.extent(0)) + " x " + std::to_string(dst.extent(1)) + ")");
   if (static_cast<const void*>(&a) == static_cast<const void*>(&dst))
     detail::report_error("redist::redistribute(transpose(a), b) requires b to be another array than a");
-  using From = Transposed<typename DistArray<U, E>::mapping_type>;
+  using From = Transposed<typename A::mapping_type>;
   auto& r = detail::array_access::cache(dst).get(From{a.mapping()}, dst.mapping(), policy, opts, a.comm());
   r.run(a.comm(), a.local(), dst.local());
 }
 
 /// dst = src with the automatic schedule and the given options.
-template <class T, class D, class U, class E>
-void redistribute(const DistArray<U, E>& src, DistArray<T, D>& dst, const options& opts) {
+template <DistributedArray Src, DistributedArray Dst>
+void redistribute(const Src& src, Dst& dst, const options& opts) {
   redistribute(src, dst, schedule::automatic, opts);
 }
 
 /// The plan of src -> dst for this rank, built without communication; run it with
 /// plan.execute(src, dst) as often as needed.
-template <class T, class D, class U, class E, class S = schedule::automatic_t>
-Redistribution<typename E::mapping, typename D::mapping, S> make_plan(const DistArray<U, E>& src,
-                                                                       const DistArray<T, D>& dst, S policy = {},
-                                                                       const options& opts = default_options()) {
-  static_assert(std::is_same_v<U, T>, "redist::make_plan(src, dst) requires src and dst to have the same element type");
+template <DistributedArray Src, DistributedArray Dst, class S = schedule::automatic_t>
+Redistribution<typename detail::plan_layouts<Src, Dst>::from_type, typename detail::plan_layouts<Src, Dst>::to_type, S>
+make_plan(const Src& src, const Dst& dst, S policy = {}, const options& opts = default_options()) {
+  static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
+                "redist::make_plan(src, dst) requires src and dst to have the same element type");
   static_assert(schedule::is_policy<S>, "redist::make_plan(src, dst, policy) requires policy to be a redist::schedule policy");
-  detail::check_ranks<E, D>();
   detail::check_compatible(src, dst, "make_plan");
-  return {src.mapping(), dst.mapping(), src.comm().rank(), policy, opts};
+  using L = detail::plan_layouts<Src, Dst>;
+  return {L::of(src), L::of(dst), src.comm().rank(), policy, opts};
 }
 
 }  // namespace redist

@@ -52,6 +52,14 @@ class Dist {
 template <class... D>
 Dist(D...) -> Dist<D...>;
 
+namespace detail {
+/// True for Dist<D...>.
+template <class D>
+inline constexpr bool is_dist = false;
+template <class... D>
+inline constexpr bool is_dist<Dist<D...>> = true;
+}  // namespace detail
+
 /// Dist<D...> bound to global extents, a grid (with per-dimension source offsets: the grid
 /// coordinate that holds the first block, ScaLAPACK's RSRC/CSRC) and a local storage, on a
 /// communicator of nprocs ranks. Answers owner, local offset and global index per element and,
@@ -101,6 +109,26 @@ class Dist<D...>::mapping {
   std::size_t fastest() const noexcept { return storage_.order == Order::column_major ? 0 : N - 1; }
 
   std::optional<coords_type> coords_of(int r) const noexcept { return grid_.coords_of(r); }
+
+  /// The 1-D mapping of dimension I (bound to the grid extent of that dimension).
+  template <std::size_t I>
+  const auto& dim() const noexcept {
+    return std::get<I>(maps_);
+  }
+  /// A rank-1 layout whose grid is the whole communicator from rank 0, with no source offset and
+  /// tight storage: it places every element where its 1-D distribution on nprocs() processes
+  /// does (linear()), so the 1-D plans of that distribution apply to it.
+  bool is_linear() const noexcept
+    requires(N == 1)
+  {
+    return grid_.first() == 0 && grid_.size() == nprocs_ && offsets_[0] == 0 && storage_.ld == 0;
+  }
+  /// The 1-D mapping of a rank-1 layout (D::mapping on grid extent 0 processes).
+  const auto& linear() const noexcept
+    requires(N == 1)
+  {
+    return std::get<0>(maps_);
+  }
 
   /// The 1-D mapping of dimension d applied at grid coordinate c: f(mapping, virtual process).
   template <class F>

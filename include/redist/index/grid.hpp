@@ -30,13 +30,14 @@ struct GridPair {
 /// odometer order with order[0]'s dimension fastest. Packed order is a pure function of the
 /// pair, so sender and receiver agree on it. Cost: Π |runs[d]| sections, independent of the
 /// array size for periodic layouts.
-template <std::size_t N>
-void grid_sections(const GridPair<N>& p, std::vector<redist::Section>& out) {
+template <std::size_t N, std::size_t D>
+void grid_sections(const GridPair<N>& p, std::vector<redist::BasicSection<D>>& out) {
+  static_assert(D >= 2 * N, "redist::index::grid_sections requires sections of at least two loops per dimension");
   for (std::size_t d = 0; d < N; ++d)
     if (p.runs[d].empty()) return;
   std::array<std::size_t, N> at{};
   while (true) {
-    redist::Section s;
+    redist::BasicSection<D> s;
     for (std::size_t k = 0; k < N; ++k) {
       const std::size_t d = p.order[k];
       const Run& r = p.runs[d][at[k]];

@@ -21,9 +21,11 @@ struct Loop {
 /// The elements src + Σ_k i_k·loops[k].src_stride on the sender, which go to dst + Σ_k
 /// i_k·loops[k].dst_stride on the receiver, for 0 <= i_k < loops[k].count. loops[0] is the
 /// innermost loop. An N-D intersection block needs at most two loops per dimension (the
-/// elements of a piece, the pieces of a family), so eight loops cover arrays of rank 4.
-struct Section {
-  static constexpr std::size_t max_depth = 8;
+/// elements of a piece, the pieces of a family): the plan of a rank-N array uses
+/// BasicSection<max(8, 2N)> (section_for<N>), so arrays of any rank fit.
+template <std::size_t MaxDepth>
+struct BasicSection {
+  static constexpr std::size_t max_depth = MaxDepth;
 
   index_t src = 0;
   index_t dst = 0;
@@ -40,11 +42,11 @@ struct Section {
   /// One contiguous range on the sender, in packed order: the loops tile a range there.
   constexpr bool src_contiguous() const noexcept { return contiguous(true); }
   constexpr bool dst_contiguous() const noexcept { return contiguous(false); }
-  friend constexpr bool operator==(const Section&, const Section&) = default;
+  friend constexpr bool operator==(const BasicSection&, const BasicSection&) = default;
 
   /// Adds an outer loop (loops are added innermost first).
   constexpr void push_loop(Loop l) {
-    if (depth == max_depth) detail::report_error("redist::Section holds at most 8 loops (arrays of rank <= 4)");
+    if (depth == max_depth) detail::report_error("redist::BasicSection<D> holds at most D loops: internal error");
     loops[depth++] = l;
   }
 
@@ -82,13 +84,21 @@ struct Section {
   }
 };
 
+/// The sections of rank-4 and smaller arrays.
+using Section = BasicSection<8>;
+
+/// The section type of the plans of rank-N arrays: two loops per dimension.
+template <std::size_t N>
+using section_for = BasicSection<(2 * N > 8 ? 2 * N : 8)>;
+
 /// Appends s (normalized) to sections, merging it into the last one when both are contiguous on
 /// both sides and s continues it on both sides.
-constexpr void append_section(std::vector<Section>& sections, Section s) {
+template <std::size_t D>
+constexpr void append_section(std::vector<BasicSection<D>>& sections, BasicSection<D> s) {
   if (s.size() == 0) return;
   s.normalize();
   if (!sections.empty() && s.src_contiguous() && s.dst_contiguous()) {
-    Section& last = sections.back();
+    BasicSection<D>& last = sections.back();
     const index_t n = last.size();
     if (last.src_contiguous() && last.dst_contiguous() && last.src + n == s.src &&
         last.dst + n == s.dst) {

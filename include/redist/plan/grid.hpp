@@ -76,7 +76,7 @@ const M& base_of(const Transposed<M>& t) { return t.base; }
 /// nothing. No communication; O(Σ_d grid extent · period + sections) index work, nothing grows
 /// with the array for periodic layouts. Peers are visited from rank + 1 on, as build_plan does.
 template <class From, class To>
-GridPlan build_grid_plan(const From& from_view, const To& to, int rank) {
+auto build_grid_plan(const From& from_view, const To& to, int rank) {
   const auto fv = detail::view_of(from_view);
   const auto& from = fv.m;
   constexpr std::size_t N = std::remove_cvref_t<decltype(from)>::rank();
@@ -98,7 +98,8 @@ GridPlan build_grid_plan(const From& from_view, const To& to, int rank) {
   std::array<std::size_t, N> order{};
   for (std::size_t k = 0; k < N; ++k) order[k] = from.storage().order == Order::column_major ? k : N - 1 - k;
 
-  GridPlan plan;
+  using S = section_for<N>;
+  BasicPlan<S> plan;
   plan.rank = rank;
   plan.nprocs = nprocs;
   const auto my_src = from.coords_of(rank);
@@ -127,7 +128,7 @@ GridPlan build_grid_plan(const From& from_view, const To& to, int rank) {
   };
   // The sections between sender coordinates cs (rank s) and receiver coordinates cd (rank r).
   auto pair_sections = [&](const Table& t, bool by_receiver, const auto& cs, int s, const auto& cd, int r,
-                           std::vector<Section>& out) {
+                           std::vector<S>& out) {
     index::GridPair<N> p;
     const auto ss = from.strides(s);
     const auto ds = to.strides(r);
@@ -145,14 +146,14 @@ GridPlan build_grid_plan(const From& from_view, const To& to, int rank) {
   if (my_src) sends = sender_side(*my_src);
   if (my_dst) recvs = receiver_side(*my_dst);
   if (my_src && my_dst)
-    plan.local = detail::collect_message(plan, rank, detail::side::src, [&](std::vector<Section>& out) {
+    plan.local = detail::collect_message(plan, rank, detail::side::src, [&](std::vector<S>& out) {
       pair_sections(*sends, false, *my_src, rank, *my_dst, rank, out);
     });
   for (int d = 1; d < nprocs && my_src; ++d) {
     const int q = (rank + d) % nprocs;
     const auto cq = to.coords_of(q);
     if (!cq) continue;
-    Message m = detail::collect_message(plan, q, detail::side::src, [&](std::vector<Section>& out) {
+    Message m = detail::collect_message(plan, q, detail::side::src, [&](std::vector<S>& out) {
       pair_sections(*sends, false, *my_src, rank, *cq, q, out);
     });
     if (m.size > 0) {
@@ -166,7 +167,7 @@ GridPlan build_grid_plan(const From& from_view, const To& to, int rank) {
     const int q = (rank - d + nprocs) % nprocs;
     const auto cq = from.coords_of(q);
     if (!cq) continue;
-    Message m = detail::collect_message(plan, q, detail::side::dst, [&](std::vector<Section>& out) {
+    Message m = detail::collect_message(plan, q, detail::side::dst, [&](std::vector<S>& out) {
       pair_sections(*recvs, true, *cq, q, *my_dst, rank, out);
     });
     if (m.size > 0) {
@@ -229,7 +230,7 @@ std::vector<schedule::Transfer> grid_transfers(const From& from_view, const To& 
 }
 
 template <GridSource From, GridLayout To>
-GridPlan plan_with(const From& from, const To& to, int rank, schedule::all_at_once_t) {
+auto plan_with(const From& from, const To& to, int rank, schedule::all_at_once_t) {
   return build_grid_plan(from, to, rank);
 }
 /// The message size (elements) from which automatic schedules N-D plans in contention-free steps.
@@ -242,8 +243,8 @@ inline constexpr index_t stepwise_from_elements = index_t{1} << 17;
 /// faster than all-at-once on three of the four 2-D/3-D benchmark cases (doc/nd_arrays.md). The
 /// rule reads every rank's messages (grid_transfers), so every rank makes the same choice.
 template <GridSource From, GridLayout To>
-GridPlan plan_with(const From& from, const To& to, int rank, schedule::automatic_t) {
-  GridPlan plan = build_grid_plan(from, to, rank);
+auto plan_with(const From& from, const To& to, int rank, schedule::automatic_t) {
+  auto plan = build_grid_plan(from, to, rank);
   const auto t = grid_transfers(from, to);
   bool large = false;
   for (const schedule::Transfer& x : t) large = large || (!x.local() && x.size >= stepwise_from_elements);
@@ -253,7 +254,7 @@ GridPlan plan_with(const From& from, const To& to, int rank, schedule::automatic
 /// extended to different process sets) or relative-group scheduling (seed 003: contention-free,
 /// max-degree steps).
 template <GridSource From, GridLayout To, StepwisePolicy Policy>
-GridPlan plan_with(const From& from, const To& to, int rank, Policy policy) {
+auto plan_with(const From& from, const To& to, int rank, Policy policy) {
   return with_global_schedule(build_grid_plan(from, to, rank), grid_transfers(from, to), policy);
 }
 

@@ -77,7 +77,7 @@ struct BasicPlan {
 
 /// The plan of a 1-D redistribution.
 using Plan = BasicPlan<Run>;
-/// The plan of an N-D redistribution.
+/// The plan of an N-D redistribution of rank N <= 4 (rank N: BasicPlan<section_for<N>>).
 using GridPlan = BasicPlan<Section>;
 
 namespace detail {

@@ -124,9 +124,10 @@ inline void unpack_range(std::span<const Run> runs, const T* in, T* dst, index_t
 namespace detail {
 /// The loops of a section as seen by one copy: counts and the strides on the side read (fs) and
 /// written (ts), innermost first.
+template <std::size_t D>
 struct Nest {
   std::size_t depth = 0;
-  std::array<index_t, Section::max_depth> count{}, fs{}, ts{};
+  std::array<index_t, D> count{}, fs{}, ts{};
 };
 
 enum class dense { none, from, to };
@@ -134,8 +135,9 @@ enum class dense { none, from, to };
 /// The nest of s for a copy src -> dst (dense::none), src -> packed buffer (dense::to) or packed
 /// buffer -> dst (dense::from); loops that continue each other on both sides of this copy are
 /// merged (a packed buffer continues every loop).
-inline Nest nest_of(const Section& s, dense packed) {
-  Nest n;
+template <std::size_t D>
+inline Nest<D> nest_of(const BasicSection<D>& s, dense packed) {
+  Nest<D> n;
   index_t dense_stride = 1;
   for (std::size_t k = 0; k < s.depth; ++k) {
     const Loop& l = s.loops[k];
@@ -158,8 +160,8 @@ inline Nest nest_of(const Section& s, dense packed) {
 }
 
 /// Copies the elements of the loops [0, depth) of n from `from` to `to`.
-template <class T>
-void copy_nest(const T* from, T* to, const Nest& n, std::size_t depth) {
+template <class T, std::size_t D>
+void copy_nest(const T* from, T* to, const Nest<D>& n, std::size_t depth) {
   if (depth == 0) {
     *to = *from;
   } else if (depth == 1) {
@@ -176,8 +178,8 @@ void copy_nest(const T* from, T* to, const Nest& n, std::size_t depth) {
 /// Copies the elements [a, b) of the packed order of n (innermost loop fastest), row by row of
 /// the innermost loop. The side named by `packed` is the packed buffer of this piece, which
 /// holds element p at p - a; the other side advances by the nest's strides.
-template <dense Packed, class T>
-void copy_nest_range(const T* from, T* to, const Nest& n, index_t a, index_t b) {
+template <dense Packed, class T, std::size_t D>
+void copy_nest_range(const T* from, T* to, const Nest<D>& n, index_t a, index_t b) {
   if (a >= b) return;
   const index_t row = n.depth == 0 ? 1 : n.count[0];
   const index_t unit = n.depth == 0 ? 0 : (Packed == dense::to ? n.fs[0] : n.ts[0]);
@@ -199,9 +201,9 @@ void copy_nest_range(const T* from, T* to, const Nest& n, index_t a, index_t b) 
 }  // namespace detail
 
 /// Pack: the sections' source elements of `src`, in packed order, into the contiguous buffer `out`.
-template <class T>
-inline void pack(std::span<const Section> sections, const T* src, T* out) {
-  for (const Section& s : sections) {
+template <class T, std::size_t D>
+inline void pack(std::span<const BasicSection<D>> sections, const T* src, T* out) {
+  for (const BasicSection<D>& s : sections) {
     const detail::Nest n = detail::nest_of(s, detail::dense::to);
     detail::copy_nest(src + s.src, out, n, n.depth);
     out += s.size();
@@ -209,9 +211,9 @@ inline void pack(std::span<const Section> sections, const T* src, T* out) {
 }
 
 /// Unpack: the contiguous buffer `in`, in packed order, into the sections' destination elements of `dst`.
-template <class T>
-inline void unpack(std::span<const Section> sections, const T* in, T* dst) {
-  for (const Section& s : sections) {
+template <class T, std::size_t D>
+inline void unpack(std::span<const BasicSection<D>> sections, const T* in, T* dst) {
+  for (const BasicSection<D>& s : sections) {
     const detail::Nest n = detail::nest_of(s, detail::dense::from);
     detail::copy_nest(in, dst + s.dst, n, n.depth);
     in += s.size();
@@ -219,27 +221,27 @@ inline void unpack(std::span<const Section> sections, const T* in, T* dst) {
 }
 
 /// Local copy: source elements straight to destination elements, no buffer.
-template <class T>
-inline void copy(std::span<const Section> sections, const T* src, T* dst) {
-  for (const Section& s : sections) {
+template <class T, std::size_t D>
+inline void copy(std::span<const BasicSection<D>> sections, const T* src, T* dst) {
+  for (const BasicSection<D>& s : sections) {
     const detail::Nest n = detail::nest_of(s, detail::dense::none);
     detail::copy_nest(src + s.src, dst + s.dst, n, n.depth);
   }
 }
 
 /// Pack the elements [begin, end) of the message's packed order into out (a piece of a message).
-template <class T>
-inline void pack_range(std::span<const Section> sections, const T* src, T* out, index_t begin, index_t end) {
-  detail::for_runs_in(sections, begin, end, [&](const Section& s, index_t a, index_t b) {
+template <class T, std::size_t D>
+inline void pack_range(std::span<const BasicSection<D>> sections, const T* src, T* out, index_t begin, index_t end) {
+  detail::for_runs_in(sections, begin, end, [&](const BasicSection<D>& s, index_t a, index_t b) {
     detail::copy_nest_range<detail::dense::to>(src + s.src, out, detail::nest_of(s, detail::dense::to), a, b);
     out += b - a;
   });
 }
 
 /// Unpack a piece holding the elements [begin, end) of the message's packed order.
-template <class T>
-inline void unpack_range(std::span<const Section> sections, const T* in, T* dst, index_t begin, index_t end) {
-  detail::for_runs_in(sections, begin, end, [&](const Section& s, index_t a, index_t b) {
+template <class T, std::size_t D>
+inline void unpack_range(std::span<const BasicSection<D>> sections, const T* in, T* dst, index_t begin, index_t end) {
+  detail::for_runs_in(sections, begin, end, [&](const BasicSection<D>& s, index_t a, index_t b) {
     detail::copy_nest_range<detail::dense::from>(in, dst + s.dst, detail::nest_of(s, detail::dense::from), a, b);
     in += b - a;
   });

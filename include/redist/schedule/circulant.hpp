@@ -1,6 +1,7 @@
 /// @file Defines the generalized circulant schedules of CYCLIC(x) <-> CYCLIC(Kx) (seed 001): the policies direct, indirect and hybrid(d), and CirculantSchedule, their steps.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct indirect_t {
 /// depth is indirect. Cyclic pairs only, as direct_t.
 struct hybrid_t {
   int d = 1;
+  /// What every rank must pass alike (the consistency check hashes it).
+  constexpr std::array<double, 1> parameters() const noexcept { return {static_cast<double>(d)}; }
   friend constexpr bool operator==(hybrid_t, hybrid_t) noexcept = default;
 };
 

@@ -1,6 +1,7 @@
 /// @file Defines the GDM cost model of seed 001 (startup Ts, per-byte Td), its predictions for the direct, indirect, hybrid and basic-cycle schedules, and the choice of schedule::automatic for Cyclic pairs.
 #pragma once
 
+#include <array>
 #include <algorithm>
 #include <cstddef>
 #include <vector>
@@ -39,6 +40,10 @@ inline constexpr index_t automatic_element_bytes = 8;
 struct modeled_t {
   Machine machine = default_machine;
   index_t element_bytes = automatic_element_bytes;
+  /// What every rank must pass alike (the consistency check hashes it).
+  constexpr std::array<double, 4> parameters() const noexcept {
+    return {machine.ts, machine.td, machine.tstep, static_cast<double>(element_bytes)};
+  }
   friend constexpr bool operator==(const modeled_t&, const modeled_t&) = default;
 };
 constexpr modeled_t modeled(Machine m, index_t element_bytes = automatic_element_bytes) { return {m, element_bytes}; }

@@ -1,6 +1,7 @@
 /// @file Defines the GEN_BLOCK schedules of seed 002 (TPDR, E-TPDR), the list-scheduling and all-at-once baselines, LMR costs, the cost model and their policies.
 #pragma once
 
+#include <array>
 #include <algorithm>
 #include <cstddef>
 #include <limits>
@@ -22,17 +23,23 @@ namespace redist::schedule {
 /// message costs size / lmr_ratio (LMR); 1 means no local discount.
 struct tpdr_t {
   double lmr_ratio = 1.0;
+  /// What every rank must pass alike (the consistency check hashes it).
+  constexpr std::array<double, 1> parameters() const noexcept { return {lmr_ratio}; }
   friend constexpr bool operator==(const tpdr_t&, const tpdr_t&) = default;
 };
 /// TPDR with the edge complement of Sec. 4.2 (E-TPDR).
 struct etpdr_t {
   double lmr_ratio = 1.0;
+  /// What every rank must pass alike (the consistency check hashes it).
+  constexpr std::array<double, 1> parameters() const noexcept { return {lmr_ratio}; }
   friend constexpr bool operator==(const etpdr_t&, const etpdr_t&) = default;
 };
 /// The list-scheduling baseline: messages by decreasing cost, each into the earliest step where
 /// its sender and receiver are free, relocating by a Kempe-chain swap when no step is free.
 struct list_t {
   double lmr_ratio = 1.0;
+  /// What every rank must pass alike (the consistency check hashes it).
+  constexpr std::array<double, 1> parameters() const noexcept { return {lmr_ratio}; }
   friend constexpr bool operator==(const list_t&, const list_t&) = default;
 };
 

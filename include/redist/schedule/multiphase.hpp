@@ -26,6 +26,8 @@ enum class stages {
 /// general all-at-once plan, through intermediate arrays. Cyclic<s> -> Cyclic<t> only.
 struct multiphase_t {
   stages count = stages::automatic;
+  /// What every rank must pass alike (the consistency check hashes it).
+  constexpr std::array<double, 1> parameters() const noexcept { return {static_cast<double>(count)}; }
   friend constexpr bool operator==(multiphase_t, multiphase_t) noexcept = default;
 };
 

@@ -1,0 +1,114 @@
+// MPI tests of the 1-D array as the rank-1 case of Dist: one DistArray for 1-D and N-D, static
+// rank-1 grids, raw MPI_Comm communicators, assignments between 1-D and Dist<D> arrays.
+#include <array>
+#include <string>
+
+#include <boost/mpi/communicator.hpp>
+#include <catch2/catch.hpp>
+
+#include <redist/redist.hpp>
+
+#include "../support/array_values.hpp"
+#include "../support/array_values_nd.hpp"
+#include "../support/mpi_check.hpp"
+
+using namespace redist;
+namespace mpi = boost::mpi;
+using redist::test::all_ok;
+
+namespace {
+double value_of(index_t g) { return 0.25 + 2.0 * static_cast<double>(g); }
+double value_nd(const std::array<index_t, 1>& g) { return value_of(g[0]); }
+
+template <class F>
+bool throws_with(F&& f, const std::string& what) {
+  try {
+    f();
+  } catch (const redist::error& e) {
+    return std::string(e.what()).find(what) != std::string::npos;
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("A 1-D array is the rank-1 case of Dist: one array type, the same layout", "[mpi][rank1]") {
+  mpi::communicator world;
+  DistArray<double, Cyclic<3>> a_cyc3(world, 101);
+  static_assert(std::is_same_v<DistArray<double, Cyclic<3>>::mapping_type, Dist<Cyclic<3>>::mapping>);
+  static_assert(DistArray<double, Cyclic<3>>::rank() == 1);
+  REQUIRE(a_cyc3.extents() == std::array<index_t, 1>{101});
+  REQUIRE(a_cyc3.mapping().is_linear());
+  // The 1-D queries are those of the rank-1 layout.
+  for (index_t l = 0; l < a_cyc3.local_size(); ++l) {
+    REQUIRE(a_cyc3.global_index(l) == a_cyc3.global_index(std::array<index_t, 1>{l})[0]);
+    REQUIRE(a_cyc3.owner(a_cyc3.global_index(l)) == world.rank());
+    REQUIRE(a_cyc3.local_index(a_cyc3.global_index(l)) == l);
+  }
+}
+
+TEST_CASE("1-D and Dist<D> arrays assign both ways, on the whole communicator and on part of it", "[mpi][rank1]") {
+  mpi::communicator world;
+  const int p = world.size();
+  DistArray<double, Cyclic<4>> a_cyc4(world, 203);
+  redist::test::fill(a_cyc4, value_of);
+  // Dist<GenBlock> on the whole communicator, Dist<Block> on its last rank only, Dist<Cyclic<2>> from grid offset 1.
+  std::vector<index_t> sizes(static_cast<std::size_t>(p), 203 / p);
+  sizes.back() += 203 % p;
+  DistArray<double, Dist<GenBlock>> b_gen(world, {203}, Dist<GenBlock>{GenBlock(sizes)}, Grid{p});
+  DistArray<double, Dist<Block>> c_last(world, {203}, Grid{1}.with_first(p - 1));
+  DistArray<double, Dist<Cyclic<2>>> d_off(world, {203}, Grid{p}, {p > 1 ? 1 : 0});
+  DistArray<double, Block> e_block(world, 203);
+  b_gen = a_cyc4;
+  REQUIRE(all_ok(world, redist::test::holds_nd(b_gen, value_nd)));
+  c_last = b_gen;
+  REQUIRE(all_ok(world, redist::test::holds_nd(c_last, value_nd)));
+  REQUIRE(all_ok(world, c_last.local_size() == (world.rank() == p - 1 ? 203 : 0)));
+  d_off = c_last;
+  REQUIRE(all_ok(world, redist::test::holds_nd(d_off, value_nd)));
+  e_block = d_off;
+  REQUIRE(all_ok(world, redist::test::holds(e_block, value_of)));
+}
+
+TEST_CASE("A 1-D array takes its process count at compile time, Grid<P>{}", "[mpi][rank1][static]") {
+  mpi::communicator world;
+  auto run = [&]<std::size_t P>(Grid<P> grid) {
+    DistArray<double, Cyclic<8>> s8(world, 1000, grid);
+    DistArray<double, Cyclic<5>> s5(world, 1000, grid);
+    redist::test::fill(s8, value_of);
+    s5 = s8;
+    REQUIRE(all_ok(world, redist::test::holds(s5, value_of)));
+  };
+  switch (world.size()) {
+    case 1: run(Grid<1>{}); break;
+    case 2: run(Grid<2>{}); break;
+    case 3: run(Grid<3>{}); break;
+    case 4: run(Grid<4>{}); break;
+    default: run(Grid{world.size()});
+  }
+  // A static grid of another size than the communicator: every rank throws, naming the grid.
+  REQUIRE(all_ok(world, throws_with([&] { DistArray<double, Cyclic<8>> bad(world, 10, Grid<7>{}); },
+                                    "requires the grid to hold every process of the communicator")));
+}
+
+TEST_CASE("Arrays take a raw MPI_Comm wherever they take a communicator", "[mpi][rank1][comm]") {
+  mpi::communicator world;
+  DistArray<double, Block> a_block(MPI_COMM_WORLD, 77);
+  DistArray<double, Cyclic<>> b_cyc(MPI_COMM_WORLD, 77, Cyclic<>(2));
+  DistArray<double, Dist<Block, Collapsed>> m(MPI_COMM_WORLD, {world.size() * 3, 2}, Grid{world.size(), 1});
+  REQUIRE(a_block.comm().size() == world.size());
+  redist::test::fill(a_block, value_of);
+  b_cyc = a_block;
+  REQUIRE(all_ok(world, redist::test::holds(b_cyc, value_of)));
+  REQUIRE(all_ok(world, m.local_extents() == std::array<index_t, 2>{3, 2}));
+  // A communicator of the caller's own (a split): redist attaches to it and never frees it.
+  MPI_Comm half = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, world.rank() % 2, world.rank(), &half);
+  {
+    DistArray<double, Block> h_block(half, 40);
+    DistArray<double, Cyclic<3>> h_cyc(half, 40);
+    redist::test::fill(h_block, value_of);
+    h_cyc = h_block;
+    REQUIRE(all_ok(world, redist::test::holds(h_cyc, value_of)));
+  }
+  MPI_Comm_free(&half);
+}
