@@ -100,10 +100,10 @@ Row time_method(const mpi::communicator& world, const std::string& method, Pair 
     exec_t.push_back(mpi::all_reduce(world, mine, mpi::maximum<double>()));
   }
   long messages = 0, steps = 0;
-  if constexpr (requires { plan.phases(); }) {
-    for (int ph = 0; ph < plan.phases(); ++ph) {
-      messages += static_cast<long>(plan.plan(ph).sends.size());
-      steps += static_cast<long>(plan.plan(ph).schedule.size());
+  if constexpr (requires { plan.plan().stages(); }) {
+    for (const redist::Plan* ph : {&plan.plan().first, &plan.plan().second}) {
+      messages += static_cast<long>(ph->sends.size());
+      steps += static_cast<long>(ph->schedule.size());
     }
   } else {
     messages = static_cast<long>(plan.plan().sends.size());

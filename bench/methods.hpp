@@ -52,10 +52,12 @@ Cost redistribution_cost(const R& r, std::int64_t bytes_per_element) {
     c.messages += t.messages;
     c.steps += static_cast<std::int64_t>(plan.schedule.size());
   };
-  if constexpr (requires { r.phases(); })
-    for (int phase = 0; phase < r.phases(); ++phase) add(r.plan(phase));
-  else
+  if constexpr (requires { r.plan().stages(); }) {
+    add(r.plan().first);
+    if (r.plan().stages() == 2) add(r.plan().second);
+  } else {
     add(r.plan());
+  }
   if constexpr (requires { r.scratch().capacity(); })
     c.scratch_bytes += static_cast<std::int64_t>(r.scratch().capacity());
   else if constexpr (requires { r.scratch_high_water(); })
@@ -218,10 +220,9 @@ class NaiveMethod final : public IntoArray<A, B> {
   }
 };
 
-/// True when redist has a plan for the layouts From -> To under Policy (plan_with is found by
-/// argument-dependent lookup, as in Redistribution).
+/// True when redist has a plan for the layouts From -> To under Policy.
 template <class From, class To, class Policy>
-concept plannable = requires(const From& from, const To& to, Policy policy) { plan_with(from, to, 0, policy); };
+concept plannable = redist::Serves<Policy, From, To>;
 
 /// Appends `redist` (b = a) and `redist:SCHEDULE` for every policy of schedules.hpp that serves
 /// DS -> DD and has a plan for it. L (may be null when only names are listed) has `src`, the

@@ -7,8 +7,10 @@
 
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/gen_block.hpp>
-#include <redist/array/multiphase.hpp>
+#include <redist/plan/automatic.hpp>
 #include <redist/plan/basic_cycle.hpp>
+#include <redist/plan/multiphase.hpp>
+#include <redist/plan/stepwise.hpp>
 #include <redist/plan/circulant.hpp>
 #include <redist/plan/gen_block.hpp>
 #include <redist/schedule/basic_cycle.hpp>

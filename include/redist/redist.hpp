@@ -31,12 +31,17 @@
 #include <redist/schedule/transfer.hpp>
 #include <redist/schedule/caterpillar.hpp>
 #include <redist/schedule/relative_group.hpp>
+#include <redist/plan/planner.hpp>
 #include <redist/plan/plan.hpp>
+#include <redist/plan/all_at_once.hpp>
+#include <redist/plan/automatic.hpp>
 #include <redist/plan/basic_cycle.hpp>
 #include <redist/plan/circulant.hpp>
 #include <redist/plan/gen_block.hpp>
 #include <redist/plan/grid.hpp>
+#include <redist/plan/multiphase.hpp>
 #include <redist/plan/scheduled.hpp>
+#include <redist/plan/stepwise.hpp>
 #include <redist/plan/transfers.hpp>
 #include <redist/runtime/pack.hpp>
 #include <redist/runtime/pack_cycles.hpp>
@@ -44,6 +49,8 @@
 #include <redist/runtime/exchange.hpp>
 #include <redist/runtime/exchange_cycles.hpp>
 #include <redist/runtime/exchange_circulant.hpp>
+#include <redist/runtime/exchange_multiphase.hpp>
+#include <redist/runtime/tune.hpp>
 #include <redist/runtime/calibrate.hpp>
 #include <redist/runtime/calibrate_gdm.hpp>
 #include <redist/runtime/time_plans.hpp>
@@ -51,7 +58,6 @@
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
-#include <redist/array/multiphase.hpp>
 #include <redist/array/dist_array.hpp>
 #include <redist/array/redistribute.hpp>
 #include <redist/array/transpose.hpp>

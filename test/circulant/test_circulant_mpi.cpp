@@ -157,7 +157,7 @@ TEST_CASE("automatic times its candidates on the first run and keeps the fastest
   auto model = make_plan(a, b, schedule::automatic, untimed);
   model.execute(a, b);
   CHECK(model.timed_candidates().empty());
-  CHECK(model.plan().choice == plan_with(a.mapping().linear(), b.mapping().linear(), world.rank(), schedule::automatic).choice);
+  CHECK(model.plan().choice == plan_with(a.mapping().linear(), b.mapping().linear(), world.rank(), schedule::automatic).plan.choice);
   REQUIRE(all_ok(world, redist::test::holds(b, value_of)));
 }
 

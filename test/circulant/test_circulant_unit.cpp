@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <redist/index/circulant.hpp>
+#include <redist/plan/automatic.hpp>
 #include <redist/plan/circulant.hpp>
 #include <redist/schedule/circulant.hpp>
 #include <redist/schedule/cost.hpp>

@@ -162,8 +162,8 @@ TEST_CASE("BCC and multi-phase plans are cached and reused", "[mpi][bcc][cache]"
   CHECK(plans_built() == before + 3);
   REQUIRE(all_ok(world, holds(b)));
   auto mp = make_plan(a, b, schedule::multiphase);
-  CHECK(mp.phases() == 2);
-  CHECK(mp.phase_sizes().sizes[1] == 40);  // CYCLIC(8) -> CYCLIC(40) -> CYCLIC(5)
+  CHECK(mp.plan().stages() == 2);
+  CHECK(mp.plan().phases.sizes[1] == 40);  // CYCLIC(8) -> CYCLIC(40) -> CYCLIC(5)
   clear(b);
   mp.execute(a, b);
   REQUIRE(all_ok(world, holds(b)));

@@ -235,11 +235,26 @@ using C2 = Cyclic<2>::mapping;
 using Cd = Cyclic<dynamic>::mapping;
 static_assert(bcc_selected<C3, C2> && bcc_selected<Cd, C2> && bcc_selected<Cd, Cd>);
 static_assert(!bcc_selected<Block::mapping, C2> && !bcc_selected<C3, GenBlock::mapping>);
-static_assert(std::is_same_v<decltype(plan_with(std::declval<C3>(), std::declval<C2>(), 0, schedule::automatic)), CirculantPlan>);
-static_assert(std::is_same_v<decltype(plan_with(std::declval<Cd>(), std::declval<Cd>(), 0, schedule::automatic)), CirculantPlan>);
+// automatic is an ordered list of candidates; the first that serves the pair, by the types, plans it.
+using Automatic = planner<schedule::automatic_t>;
+static_assert(std::is_same_v<Automatic::choice_t<C3, C2>, schedule::detail::cyclic_rule_t>);
+static_assert(std::is_same_v<Automatic::choice_t<Cd, Cd>, schedule::detail::cyclic_rule_t>);
+static_assert(std::is_same_v<Automatic::choice_t<Block::mapping, C2>, schedule::all_at_once_t>);
+static_assert(std::is_same_v<Automatic::choice_t<GenBlock::mapping, GenBlock::mapping>, schedule::detail::gen_block_rule_t>);
+static_assert(std::is_same_v<Automatic::choice_t<Dist<Block, Block>::mapping, Dist<Cyclic<2>, Block>::mapping>,
+                             schedule::detail::grid_rule_t>);
+static_assert(!Automatic::supports<Dist<Block, Block>::mapping, C2>);
+static_assert(std::is_same_v<decltype(plan_with(std::declval<C3>(), std::declval<C2>(), 0, schedule::automatic)), TimedCyclicPlan<C3, C2>>);
+static_assert(std::is_same_v<decltype(plan_with(std::declval<Cd>(), std::declval<Cd>(), 0, schedule::modeled(schedule::default_machine))), CirculantPlan>);
 static_assert(std::is_same_v<decltype(plan_with(std::declval<Block::mapping>(), std::declval<C2>(), 0, schedule::automatic)), Plan>);
-static_assert(std::is_same_v<Redistribution<C3, C2>::plan_type, CirculantPlan>);
+static_assert(std::is_same_v<Redistribution<C3, C2>::plan_type, TimedCyclicPlan<C3, C2>>);
+static_assert(std::is_same_v<std::remove_cvref_t<decltype(std::declval<const Redistribution<C3, C2>&>().plan())>, CirculantPlan>);
 static_assert(std::is_same_v<Redistribution<C3, C2, schedule::all_at_once_t>::plan_type, Plan>);
+static_assert(std::is_same_v<Redistribution<C3, C2, schedule::multiphase_t>::plan_type, MultiphasePlan>);
+// Each policy says which pairs it serves.
+static_assert(Serves<schedule::bcc_t, C3, C2> && !Serves<schedule::bcc_t, Block::mapping, C2>);
+static_assert(Serves<schedule::tpdr_t, GenBlock::mapping, GenBlock::mapping> && !Serves<schedule::tpdr_t, C3, C2>);
+static_assert(Serves<schedule::relative_group_t, Block::mapping, C2> && Serves<schedule::hybrid_t, C2, C3>);
 static_assert(schedule::is_policy<schedule::bcc_t> && schedule::is_policy<schedule::bcc_contention_free_t> &&
               schedule::is_policy<schedule::multiphase_t>);
 

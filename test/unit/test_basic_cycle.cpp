@@ -12,7 +12,9 @@
 #include <catch2/catch.hpp>
 
 #include <redist/index/basic_cycle.hpp>
+#include <redist/plan/automatic.hpp>
 #include <redist/plan/basic_cycle.hpp>
+#include <redist/plan/multiphase.hpp>
 #include <redist/runtime/pack_cycles.hpp>
 #include <redist/schedule/basic_cycle.hpp>
 #include <redist/schedule/multiphase.hpp>
@@ -196,7 +198,7 @@ TEST_CASE("Static tables and plan-time tables give the same templates and plans"
   // The Cyclic<S> static types take the same path as Cyclic<dynamic>.
   const Cyclic<3>::mapping f(Cyclic<3>{}, 1000, 4);
   const Cyclic<2>::mapping g(Cyclic<2>{}, 1000, 4);
-  CHECK(same_plan(plan_with(f, g, 1, schedule::automatic), B::plan(1000, 1, schedule::bcc_contention_free)));
+  CHECK(same_plan(plan_with(f, g, 1, schedule::automatic).plan, B::plan(1000, 1, schedule::bcc_contention_free)));
 }
 
 TEST_CASE("BCC plans are exact in the virtual-rank simulation, s, t <= 64, P <= 64", "[bcc][simulate]") {

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <redist/index/gen_block.hpp>
+#include <redist/plan/automatic.hpp>
 #include <redist/plan/gen_block.hpp>
 #include <redist/schedule/gen_block.hpp>
 

@@ -13,7 +13,9 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/dist/gen_block.hpp>
+#include <redist/plan/automatic.hpp>
 #include <redist/plan/grid.hpp>
+#include <redist/plan/stepwise.hpp>
 #include <redist/plan/transfers.hpp>
 
 #include "../support/oracle_nd.hpp"

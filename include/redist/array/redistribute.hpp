@@ -13,6 +13,7 @@
 #include <redist/array/transpose.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/plan/grid.hpp>
+#include <redist/plan/planner.hpp>
 #include <redist/schedule/schedule.hpp>
 
 namespace redist {
@@ -77,7 +78,7 @@ template <DistributedArray Src, DistributedArray Dst, class S = schedule::automa
 void redistribute(const Src& src, Dst& dst, S policy = {}, const options& opts = default_options()) {
   static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
                 "redist::redistribute(src, dst) requires src and dst to have the same element type");
-  static_assert(schedule::is_policy<S>, "redist::redistribute(src, dst, policy) requires policy to be a redist::schedule policy");
+  static_assert(SchedulePolicy<S>, "redist::redistribute(src, dst, policy) requires policy to be a redist::schedule policy");
   detail::check_compatible(src, dst, "redistribute");
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) return;
   using L = detail::plan_layouts<Src, Dst>;
@@ -91,7 +92,7 @@ template <DistributedArray A, DistributedArray Dst, class S = schedule::automati
 void redistribute(const TransposeView<A>& src, Dst& dst, S policy = {}, const options& opts = default_options()) {
   static_assert(std::is_same_v<typename A::value_type, typename Dst::value_type>,
                 "redist::redistribute(transpose(a), b) requires a and b to have the same element type");
-  static_assert(schedule::is_policy<S>, "redist::redistribute(transpose(a), b, policy) requires policy to be a redist::schedule policy");
+  static_assert(SchedulePolicy<S>, "redist::redistribute(transpose(a), b, policy) requires policy to be a redist::schedule policy");
   static_assert(Dst::rank() == 2 && !Dst::one_dimensional, "redist::redistribute(transpose(a), b) requires b to be a 2-D array");
   const auto& a = src.array;
   int cmp = MPI_UNEQUAL;
@@ -122,7 +123,7 @@ Redistribution<typename detail::plan_layouts<Src, Dst>::from_type, typename deta
 make_plan(const Src& src, const Dst& dst, S policy = {}, const options& opts = default_options()) {
   static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
                 "redist::make_plan(src, dst) requires src and dst to have the same element type");
-  static_assert(schedule::is_policy<S>, "redist::make_plan(src, dst, policy) requires policy to be a redist::schedule policy");
+  static_assert(SchedulePolicy<S>, "redist::make_plan(src, dst, policy) requires policy to be a redist::schedule policy");
   detail::check_compatible(src, dst, "make_plan");
   using L = detail::plan_layouts<Src, Dst>;
   return {L::of(src), L::of(dst), src.comm().rank(), policy, opts};

@@ -1,4 +1,4 @@
-/// @file Defines CyclePlan, the plan_with overloads of Cyclic<s> -> Cyclic<t> under the basic-cycle calculation (seed 000), and BasicCyclePlan<S, T, P> with its compile-time tables.
+/// @file Defines CyclePlan, the planners of Cyclic<s> -> Cyclic<t> under the basic-cycle calculation (seed 000), and BasicCyclePlan<S, T, P> with its compile-time tables.
 #pragma once
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include <redist/index/basic_cycle.hpp>
 #include <redist/index/run.hpp>
 #include <redist/plan/plan.hpp>
+#include <redist/plan/planner.hpp>
 #include <redist/schedule/basic_cycle.hpp>
 #include <redist/schedule/schedule.hpp>
 
@@ -36,8 +37,8 @@ concept CyclicMapping = requires { typename M::distribution_type; } &&
                         std::same_as<M, typename M::distribution_type::mapping>;
 
 /// True when schedule::automatic chooses among the Cyclic schedules for From -> To (the
-/// basic-cycle calculation and seed 001's circulant schedules, plan/circulant.hpp, by the GDM
-/// model): decided from the types alone (both CYCLIC), at compile time.
+/// basic-cycle calculation and seed 001's circulant schedules, by the GDM model and first-run
+/// timing, plan/automatic.hpp): decided from the types alone (both CYCLIC), at compile time.
 template <class From, class To>
 inline constexpr bool bcc_selected = CyclicMapping<From> && CyclicMapping<To>;
 
@@ -268,21 +269,29 @@ inline CyclePlan plan_basic_cycle(const index::BasicCycle& c, index_t n, int ran
 
 }  // namespace detail
 
-/// Cyclic<s> -> Cyclic<t> by the basic-cycle calculation, in BCC's send order.
-template <class From, class To>
-  requires CyclicMapping<From> && CyclicMapping<To>
-CyclePlan plan_with(const From& from, const To& to, int rank, schedule::bcc_t) {
-  return detail::plan_basic_cycle(detail::basic_cycle_of(from, to, rank), from.size(), rank,
-                                  detail::bcc_order::appearance);
-}
+namespace detail {
+/// Cyclic<s> -> Cyclic<t> by the basic-cycle calculation, in BCC's send order (bcc) or in
+/// contention-free steps (bcc_contention_free).
+template <class Policy>
+struct bcc_planner {
+  template <class From, class To>
+  static constexpr bool supports = CyclicMapping<From> && CyclicMapping<To>;
+  template <class From, class To>
+  static constexpr void require() {
+    static_assert(supports<From, To>,
+                  "redist::schedule::bcc and bcc_contention_free require Cyclic<s> source and target distributions");
+  }
+  template <class From, class To>
+  static CyclePlan plan(const From& from, const To& to, int rank, Policy) {
+    return plan_basic_cycle(basic_cycle_of(from, to, rank), from.size(), rank, bcc_order_of<Policy>());
+  }
+};
+}  // namespace detail
 
-/// Cyclic<s> -> Cyclic<t> by the basic-cycle calculation, in contention-free steps.
-template <class From, class To>
-  requires CyclicMapping<From> && CyclicMapping<To>
-CyclePlan plan_with(const From& from, const To& to, int rank, schedule::bcc_contention_free_t) {
-  return detail::plan_basic_cycle(detail::basic_cycle_of(from, to, rank), from.size(), rank,
-                                  detail::bcc_order::contention_free);
-}
+template <>
+struct planner<schedule::bcc_t> : detail::bcc_planner<schedule::bcc_t> {};
+template <>
+struct planner<schedule::bcc_contention_free_t> : detail::bcc_planner<schedule::bcc_contention_free_t> {};
 
 /// The piece size this rank can afford under a scratch budget of `budget` elements, as
 /// piece_limit(const Plan&) but for both ways of running a CyclePlan. The value is agreed by
@@ -446,7 +455,3 @@ struct BasicCyclePlan : detail::basic_cycle_tables<S, T, P> {
 };
 
 }  // namespace redist
-
-// schedule::automatic for Cyclic pairs, and the circulant schedules (seed 001), whose plan can
-// also hold this file's CyclePlan.
-#include <redist/plan/circulant.hpp>

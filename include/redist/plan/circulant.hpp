@@ -1,4 +1,4 @@
-/// @file Defines CirculantPlan, one rank's part of CYCLIC(x) <-> CYCLIC(Kx) under seed 001's direct, indirect and hybrid schedules (two phases through CYCLIC(lcm) for other Cyclic pairs), and the plan_with overloads of those policies and of schedule::automatic / modeled for Cyclic pairs.
+/// @file Defines CirculantPlan, one rank's part of CYCLIC(x) <-> CYCLIC(Kx) under seed 001's direct, indirect and hybrid schedules (two phases through CYCLIC(lcm) for other Cyclic pairs), their planners, and the GDM model's choice for a Cyclic pair (plan_modeled, automatic_candidates, with_choice).
 #pragma once
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include <redist/index/run.hpp>
 #include <redist/plan/basic_cycle.hpp>
 #include <redist/plan/plan.hpp>
+#include <redist/plan/planner.hpp>
 #include <redist/schedule/circulant.hpp>
 #include <redist/schedule/cost.hpp>
 #include <redist/schedule/schedule.hpp>
@@ -357,42 +358,35 @@ CirculantPlan plan_circulant_policy(const From& from, const To& to, int rank, Po
 
 }  // namespace detail
 
-/// Cyclic<s> -> Cyclic<t> under seed 001's direct schedule (two phases when neither divides the other).
-template <class From, class To>
-  requires CyclicMapping<From> && CyclicMapping<To>
-CirculantPlan plan_with(const From& from, const To& to, int rank, schedule::direct_t p) {
-  return detail::plan_circulant_policy(from, to, rank, p, "direct");
-}
-
-/// Cyclic<s> -> Cyclic<t> under seed 001's indirect schedule.
-template <class From, class To>
-  requires CyclicMapping<From> && CyclicMapping<To>
-CirculantPlan plan_with(const From& from, const To& to, int rank, schedule::indirect_t p) {
-  return detail::plan_circulant_policy(from, to, rank, p, "indirect");
-}
-
-/// Cyclic<s> -> Cyclic<t> under seed 001's hybrid schedule of degree p.d.
-template <class From, class To>
-  requires CyclicMapping<From> && CyclicMapping<To>
-CirculantPlan plan_with(const From& from, const To& to, int rank, schedule::hybrid_t p) {
-  return detail::plan_circulant_policy(from, to, rank, p, "hybrid");
-}
-
 namespace detail {
-template <class>
-inline constexpr bool circulant_false = false;
+constexpr const char* circulant_name(schedule::direct_t) { return "direct"; }
+constexpr const char* circulant_name(schedule::indirect_t) { return "indirect"; }
+constexpr const char* circulant_name(schedule::hybrid_t) { return "hybrid"; }
+
+/// Cyclic<s> -> Cyclic<t> under seed 001's direct, indirect or hybrid(d) schedule (two phases
+/// through CYCLIC(lcm(s, t)) when neither block size divides the other).
+template <class Policy>
+struct circulant_planner {
+  template <class From, class To>
+  static constexpr bool supports = CyclicMapping<From> && CyclicMapping<To>;
+  template <class From, class To>
+  static constexpr void require() {
+    static_assert(supports<From, To>,
+                  "redist::schedule::direct, indirect and hybrid require Cyclic<s> source and target distributions");
+  }
+  template <class From, class To>
+  static CirculantPlan plan(const From& from, const To& to, int rank, Policy p) {
+    return plan_circulant_policy(from, to, rank, p, circulant_name(p));
+  }
+};
 }  // namespace detail
 
-/// direct, indirect and hybrid are defined for Cyclic<s> -> Cyclic<t> only.
-template <class From, class To, class Policy>
-  requires(std::is_same_v<Policy, schedule::direct_t> || std::is_same_v<Policy, schedule::indirect_t> ||
-           std::is_same_v<Policy, schedule::hybrid_t>) &&
-          (!(CyclicMapping<From> && CyclicMapping<To>))
-Plan plan_with(const From&, const To&, int, Policy) {
-  static_assert(detail::circulant_false<From>,
-                "redist::schedule::direct, indirect and hybrid require Cyclic<s> source and target distributions");
-  return {};
-}
+template <>
+struct planner<schedule::direct_t> : detail::circulant_planner<schedule::direct_t> {};
+template <>
+struct planner<schedule::indirect_t> : detail::circulant_planner<schedule::indirect_t> {};
+template <>
+struct planner<schedule::hybrid_t> : detail::circulant_planner<schedule::hybrid_t> {};
 
 namespace detail {
 /// What the GDM model needs to know of a Cyclic pair: its R(K, P) phases, and BCC's messages and
@@ -483,32 +477,6 @@ CirculantPlan with_choice(const CirculantPlan& plan, const From& from, const To&
                           const schedule::CyclicChoice& choice) {
   REDIST_EXPECTS(plan.fallback, "redist::with_choice(plan, from, to, choice) requires a plan of schedule::automatic or modeled");
   return detail::plan_for_choice(from, to, plan.rank, choice, static_cast<const CyclePlan&>(plan));
-}
-
-/// schedule::modeled(machine) for Cyclic<s> -> Cyclic<t>: the basic-cycle calculation or the
-/// circulant hybrid(d) (d = 0: direct, the indirect depth: indirect) the GDM model of `machine`
-/// predicts fastest (schedule::choose_cyclic). A pure function of the layouts and the policy:
-/// every rank that passes the same machine chooses the same.
-template <class From, class To>
-  requires CyclicMapping<From> && CyclicMapping<To>
-CirculantPlan plan_with(const From& from, const To& to, int rank, schedule::modeled_t m) {
-  return detail::plan_modeled(from, to, rank, m);
-}
-
-/// schedule::automatic for Cyclic<s> -> Cyclic<t>: schedule::modeled with
-/// schedule::default_machine and 8-byte elements. This overload is more constrained than the
-/// general one; Cyclic<dynamic> takes the same path with its block size known at run time.
-template <class From, class To>
-  requires CyclicMapping<From> && CyclicMapping<To>
-CirculantPlan plan_with(const From& from, const To& to, int rank, schedule::automatic_t) {
-  return detail::plan_modeled(from, to, rank, schedule::modeled_t{});
-}
-
-/// schedule::modeled on other layouts: the general plan (as automatic).
-template <class From, class To>
-  requires(!(CyclicMapping<From> && CyclicMapping<To>))
-Plan plan_with(const From& from, const To& to, int rank, schedule::modeled_t) {
-  return plan_with(from, to, rank, schedule::automatic);
 }
 
 /// The piece size for a scratch budget of `budget` elements, agreed by all ranks (the smallest

@@ -1,4 +1,4 @@
-/// @file Defines build_grid_plan and the plan_with overloads of N-D layouts (Dist<D...> on a Grid), and Transposed, the layout of a transposed 2-D array.
+/// @file Defines build_grid_plan and grid_transfers of N-D layouts (Dist<D...> on a Grid), and Transposed, the layout of a transposed 2-D array.
 #pragma once
 
 #include <algorithm>
@@ -13,7 +13,6 @@
 #include <redist/index/grid.hpp>
 #include <redist/index/intersect.hpp>
 #include <redist/plan/plan.hpp>
-#include <redist/plan/scheduled.hpp>
 #include <redist/schedule/schedule.hpp>
 #include <redist/schedule/transfer.hpp>
 
@@ -227,35 +226,6 @@ std::vector<schedule::Transfer> grid_transfers(const From& from_view, const To& 
     }
   }
   return out;
-}
-
-template <GridSource From, GridLayout To>
-auto plan_with(const From& from, const To& to, int rank, schedule::all_at_once_t) {
-  return build_grid_plan(from, to, rank);
-}
-/// The message size (elements) from which automatic schedules N-D plans in contention-free steps.
-inline constexpr index_t stepwise_from_elements = index_t{1} << 17;
-
-/// Automatic on N-D layouts: relative-group scheduling (contention-free, max-degree steps) when
-/// some message of the redistribution holds at least stepwise_from_elements elements, every
-/// message posted at once otherwise. With messages of megabytes, posting them all at once made
-/// the ranks' transfers compete for memory bandwidth and cache: relative_group measured 1.2-1.6x
-/// faster than all-at-once on three of the four 2-D/3-D benchmark cases (doc/nd_arrays.md). The
-/// rule reads every rank's messages (grid_transfers), so every rank makes the same choice.
-template <GridSource From, GridLayout To>
-auto plan_with(const From& from, const To& to, int rank, schedule::automatic_t) {
-  auto plan = build_grid_plan(from, to, rank);
-  const auto t = grid_transfers(from, to);
-  bool large = false;
-  for (const schedule::Transfer& x : t) large = large || (!x.local() && x.size >= stepwise_from_elements);
-  return large ? with_global_schedule(std::move(plan), t, schedule::relative_group) : plan;
-}
-/// N-D plan under a schedule computed from every rank's messages: the caterpillar (seed 004,
-/// extended to different process sets) or relative-group scheduling (seed 003: contention-free,
-/// max-degree steps).
-template <GridSource From, GridLayout To, StepwisePolicy Policy>
-auto plan_with(const From& from, const To& to, int rank, Policy policy) {
-  return with_global_schedule(build_grid_plan(from, to, rank), grid_transfers(from, to), policy);
 }
 
 }  // namespace redist

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <concepts>
 #include <numeric>
 #include <string>
 #include <cstddef>
@@ -27,6 +28,13 @@ inline std::atomic<std::size_t>& plans_built_counter() noexcept {
 /// How many plans this process has built (assignments, redistribute, make_plan). A repeated
 /// `b = a` between the same layouts reuses its plan and does not add to it.
 inline std::size_t plans_built() noexcept { return detail::plans_built_counter().load(); }
+
+/// A bound 1-D layout (the mapping of Block, Cyclic<X>, GenBlock, or a user distribution).
+template <class M>
+concept LinearLayout = requires(const M& m, int p) {
+  { m.ldds(p) } -> std::same_as<LddSet>;
+  { m.nprocs() } -> std::same_as<int>;
+};
 
 /// The runs exchanged with one peer. runs[first, first + nruns) of the plan, packed in that order.
 struct Message {
@@ -187,19 +195,6 @@ index_t piece_limit(const BasicPlan<R>& plan, index_t budget) {
     if (c > 0) limit = limit == 0 ? c : std::min(limit, c);
   }
   return limit;
-}
-
-/// The plan of `rank` under a schedule policy. Each schedule adds an overload of plan_with for
-/// the layouts and policy it serves (found by argument-dependent lookup); these are the general
-/// ones: all_at_once, and automatic where nothing more specific applies.
-template <class From, class To>
-Plan plan_with(const From& from, const To& to, int rank, schedule::all_at_once_t) {
-  return build_plan(from, to, rank);
-}
-
-template <class From, class To>
-Plan plan_with(const From& from, const To& to, int rank, schedule::automatic_t) {
-  return build_plan(from, to, rank);
 }
 
 }  // namespace redist

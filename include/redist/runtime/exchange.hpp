@@ -37,6 +37,7 @@ struct Workspace {
   std::vector<index_t> send_at;       ///< per send: its offset in the round's send scratch
   std::vector<index_t> send_len, recv_len;  ///< per message: its elements in the round
   std::size_t high_water = 0;         ///< most scratch bytes one round has used
+  Scratch intermediate;               ///< a plan's intermediate array (multiphase, two circulant phases), not counted in high_water
 };
 
 namespace detail {

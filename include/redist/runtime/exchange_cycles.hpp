@@ -100,7 +100,3 @@ void execute(const CyclePlan& plan, const boost::mpi::communicator& comm, std::s
 }
 
 }  // namespace redist::runtime
-
-// The executor of CirculantPlan (which can hold a CyclePlan): wherever a CyclePlan can run, so can
-// the plan of schedule::automatic for Cyclic pairs.
-#include <redist/runtime/exchange_circulant.hpp>
