@@ -30,7 +30,7 @@ using GridPlan = BasicPlan<Section>;
 struct Message;
 template <class From, class To, class Policy>
 class Redistribution;
-template <class T, class D>
+template <class T, class D, class G = void>
 class DistArray;
 class error;
 }  // namespace redist

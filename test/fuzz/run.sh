@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harness with clang (address and undefined sanitizers) and runs it for a
-# bounded time from the seed corpus. Usage: run.sh SOURCE_ROOT SECONDS [WORK_DIR]
-# A crash leaves its input in WORK_DIR; make it a regression test (copy it into corpus/).
+# Builds a libFuzzer harness with clang (address and undefined sanitizers) and runs it for a
+# bounded time from its seed corpus. Usage: run.sh SOURCE_ROOT SECONDS [WORK_DIR] [HARNESS]
+# HARNESS: fuzz_plan (1-D layouts, seed corpus test/fuzz/corpus/, the default) or fuzz_plan_nd
+# (N-D layouts, test/fuzz/corpus_nd/). A crash leaves its input in WORK_DIR; make it a regression
+# test (copy it into the seed corpus).
 set -eu
-root=$(cd "$1" && pwd) seconds=$2 work=${3:-$(mktemp -d)}
+root=$(cd "$1" && pwd) seconds=$2 work=${3:-$(mktemp -d)} harness=${4:-fuzz_plan}
+case "$harness" in
+  fuzz_plan) seeds=$root/test/fuzz/corpus ;;
+  fuzz_plan_nd) seeds=$root/test/fuzz/corpus_nd ;;
+  *) echo "run.sh: unknown harness $harness"; exit 2 ;;
+esac
 mkdir -p "$work/corpus"
-cp "$root"/test/fuzz/corpus/* "$work/corpus/"
+cp "$seeds"/* "$work/corpus/"
 "$(command -v clang++-14 || command -v clang++)" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$root/include" "$root/test/fuzz/fuzz_plan.cpp" -o "$work/fuzz_plan"
+  -I"$root/include" "$root/test/fuzz/$harness.cpp" -o "$work/$harness"
 cd "$work"
 # Every input of the seed corpus first (regressions), then new ones for the time given.
 status=0
-./fuzz_plan -runs=0 "$root"/test/fuzz/corpus/* >regressions.log 2>&1 || status=$?
+./"$harness" -runs=0 "$seeds"/* >regressions.log 2>&1 || status=$?
 echo "regressions: $(grep -c '^Executed' regressions.log) corpus inputs replayed"
 grep -E "ERROR|redist fuzz" regressions.log || true
 [ "$status" -eq 0 ] || { tail -n 30 regressions.log; exit "$status"; }
-./fuzz_plan -max_total_time="$seconds" -print_final_stats=1 -max_len=256 corpus >fuzz.log 2>&1 || status=$?
+./"$harness" -max_total_time="$seconds" -print_final_stats=1 -max_len=256 corpus >fuzz.log 2>&1 || status=$?
 grep -E "^Done|stat::number_of_executed_units|stat::peak_rss|ERROR|redist fuzz" fuzz.log || true
 [ "$status" -eq 0 ] || { tail -n 30 fuzz.log; ls crash-* 2>/dev/null; }
 exit "$status"

@@ -11,19 +11,9 @@
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
+using redist::test::throws_with;
 
 namespace {
-/// Runs f on every rank and reports whether it threw redist::error with `what` in its message.
-template <class F>
-bool throws_with(F&& f, const std::string& what) {
-  try {
-    f();
-  } catch (const redist::error& e) {
-    return std::string(e.what()).find(what) != std::string::npos;
-  }
-  return false;
-}
-
 /// Turns the construction-time check off for one scope, to reach the plan-time check.
 struct UncheckedConstruction {
   UncheckedConstruction() { default_options().check_consistency = false; }

@@ -15,20 +15,11 @@
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
+using redist::test::throws_with;
 
 namespace {
 double value_of(index_t g) { return 0.25 + 2.0 * static_cast<double>(g); }
 double value_nd(const std::array<index_t, 1>& g) { return value_of(g[0]); }
-
-template <class F>
-bool throws_with(F&& f, const std::string& what) {
-  try {
-    f();
-  } catch (const redist::error& e) {
-    return std::string(e.what()).find(what) != std::string::npos;
-  }
-  return false;
-}
 }  // namespace
 
 TEST_CASE("A 1-D array is the rank-1 case of Dist: one array type, the same layout", "[mpi][rank1]") {
@@ -72,11 +63,29 @@ TEST_CASE("1-D and Dist<D> arrays assign both ways, on the whole communicator an
 TEST_CASE("A 1-D array takes its process count at compile time, Grid<P>{}", "[mpi][rank1][static]") {
   mpi::communicator world;
   auto run = [&]<std::size_t P>(Grid<P> grid) {
-    DistArray<double, Cyclic<8>> s8(world, 1000, grid);
-    DistArray<double, Cyclic<5>> s5(world, 1000, grid);
-    redist::test::fill(s8, value_of);
-    s5 = s8;
-    REQUIRE(all_ok(world, redist::test::holds(s5, value_of)));
+    // P in the array type: b = a runs on BasicCyclePlan<8, 5, P>'s static tables, no table work.
+    if constexpr (P != dynamic) {
+      DistArray<double, Cyclic<8>, Grid<P>> s8(world, 1000);
+      DistArray s5(world, 1000, Cyclic<5>{}, grid);  // deduces DistArray<double, Cyclic<5>, Grid<P>>
+      static_assert(decltype(s5)::static_nprocs() == P);
+      redist::test::fill(s8, value_of);
+      const std::size_t tables = tables_built(), plans = plans_built();
+      s5 = s8;
+      REQUIRE(all_ok(world, redist::test::holds(s5, value_of)));
+      REQUIRE(all_ok(world, tables_built() == tables && plans_built() == plans + 1));
+      auto p = make_plan(s5, s8, schedule::bcc);
+      std::fill(s8.local().begin(), s8.local().end(), -1.0);
+      p.execute(s5, s8);
+      REQUIRE(all_ok(world, redist::test::holds(s8, value_of) && tables_built() == tables));
+    }
+    // P given at run time (the grid's value, not its type): the same result, templates computed at plan time.
+    DistArray<double, Cyclic<8>> d8(world, 1000, grid);
+    DistArray<double, Cyclic<5>> d5(world, 1000);
+    redist::test::fill(d8, value_of);
+    const std::size_t tables = tables_built();
+    d5 = d8;
+    REQUIRE(all_ok(world, redist::test::holds(d5, value_of)));
+    REQUIRE(all_ok(world, tables_built() > tables));
   };
   switch (world.size()) {
     case 1: run(Grid<1>{}); break;

@@ -258,6 +258,25 @@ static_assert(Serves<schedule::relative_group_t, Block::mapping, C2> && Serves<s
 static_assert(schedule::is_policy<schedule::bcc_t> && schedule::is_policy<schedule::bcc_contention_free_t> &&
               schedule::is_policy<schedule::multiphase_t>);
 
+// ---- b = a on 1-D arrays of static process count: the layouts carry P to the plan -----------------
+// DistArray<double, Cyclic<3>, Grid<4>> = DistArray<double, Cyclic<2>, Grid<4>> (Figure 2's pair on
+// Figure 2's four processes) plans on StaticNprocs layouts, whose bcc planner reads Fig2's tables.
+using A3 = DistArray<double, Cyclic<3>, Grid<4>>;
+using A2 = DistArray<double, Cyclic<2>, Grid<4>>;
+using L = detail::plan_layouts<A3, A2>;
+static_assert(std::is_same_v<L::from_type, StaticNprocs<Cyclic<3>::mapping, 4>> &&
+              std::is_same_v<L::to_type, StaticNprocs<Cyclic<2>::mapping, 4>>);
+static_assert(A3::static_nprocs() == 4 && DistArray<double, Cyclic<3>>::static_nprocs() == dynamic);
+static_assert(detail::static_cycle_pair<L::from_type, L::to_type> && !detail::static_cycle_pair<C3, C2>);
+static_assert(std::is_same_v<Automatic::choice_t<L::from_type, L::to_type>, schedule::detail::cyclic_rule_t>);
+// The table that b = a on that pair runs on, from static storage: rank 1's send template (Figure 4).
+static_assert(BasicCyclePlan<3, 2, detail::pair_nprocs<L::from_type, L::to_type>>::send_templates[1] ==
+              std::array{1, 2, 2, 3, 0, 0});
+// A grid of static type but an array type without it keeps P dynamic (DESIGN.md's spelling
+// DistArray<double, Cyclic<8>>(world, n, Grid<4>{}): a constructor argument cannot change a type).
+static_assert(std::is_same_v<detail::plan_layouts<DistArray<double, Cyclic<8>>, DistArray<double, Cyclic<5>>>::from_type,
+                             Cyclic<8>::mapping>);
+
 // ---- The table-size bound: static tables up to BC·P = max_static_table -------------------------
 static_assert(max_static_table == 16384);
 static_assert(BasicCyclePlan<128, 127, 1>::tabulated);                              // BC·P = 16256

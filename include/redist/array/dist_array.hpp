@@ -52,14 +52,19 @@ struct as_dist<Dist<D...>> {
 ///    column-major with leading dimension max(storage.ld, local rows) unless storage says
 ///    otherwise; ranks of the communicator outside the grid hold nothing.
 ///  - D a 1-D distribution (Block, Cyclic<X>, GenBlock, a user's): the rank-1 case, Dist<D> on a
-///    rank-1 grid of every process of the communicator (its size given statically with
-///    Grid<P>{}, or dynamically), with 1-D index queries (global_index(l), owner(g), ...).
+///    rank-1 grid of every process of the communicator, with 1-D index queries
+///    (global_index(l), owner(g), ...).
+///  - G, when given, is the grid type: DistArray<T, Cyclic<8>, Grid<4>> states the process count
+///    at compile time, and it stays in the type down to the plan (StaticNprocs), where a
+///    Cyclic<S> -> Cyclic<T> pair takes its basic-cycle templates from static tables. G = void
+///    (the default) is the grid of D's rank with dynamic extents; a grid of static type passed to
+///    the constructor then gives its extents at run time only.
 /// `b = a` redistributes a's values into b's layout (collective) between any two layouts of
 /// the same rank and extents, on any grids of one communicator; the plan is cached in b, so
 /// repeating it does no index work. Construction is collective: every rank passes the same
 /// arguments (storage.ld may differ, as ScaLAPACK's LLD); with default_options().check_consistency
 /// one small all-reduce verifies that, and a bad parameter throws redist::error on every rank.
-template <class T, class D>
+template <class T, class D, class G>
 class DistArray {
   static_assert(detail::is_dist<D> || enable_distribution<D>,
                 "redist::DistArray<T, D> requires D to be a redist distribution (Block, Cyclic<X>, GenBlock, Dist<...>, "
@@ -76,6 +81,9 @@ class DistArray {
   using extents_type = typename mapping_type::extents_type;
   using coords_type = typename mapping_type::coords_type;
   static constexpr std::size_t rank() noexcept { return dist_type::rank(); }
+  /// The grid type: G, or the grid of rank() with dynamic extents.
+  using grid_type = std::conditional_t<std::is_void_v<G>, DynamicGrid<dist_type::rank()>, G>;
+  static_assert(grid_type::rank() == rank(), "redist::DistArray<T, D, G> requires a grid type of the same rank as D");
   /// True when D is a 1-D distribution (the array was declared 1-D).
   static constexpr bool one_dimensional = !detail::is_dist<D>;
 
@@ -102,8 +110,11 @@ class DistArray {
         data_(static_cast<std::size_t>(mapping_.local_size(comm_.rank()))) {}
 
   DistArray(Communicator comm, index_t n, const D& dist)
-    requires one_dimensional
+    requires(one_dimensional && grid_type::rank_dynamic() == 1)
       : DistArray(comm, n, dist, Grid<dynamic>(comm.get().size())) {}
+  DistArray(Communicator comm, index_t n, const D& dist)
+    requires(one_dimensional && grid_type::rank_dynamic() == 0)
+      : DistArray(comm, n, dist, grid_type{}) {}
 
   template <std::size_t P>
     requires(one_dimensional && std::default_initializable<D>)
@@ -122,8 +133,8 @@ class DistArray {
     if (this != &src) redistribute(src, *this, schedule::automatic);
     return *this;
   }
-  template <class U, class E>
-  DistArray& operator=(const DistArray<U, E>& src) {
+  template <class U, class E, class H>
+  DistArray& operator=(const DistArray<U, E, H>& src) {
     static_assert(std::is_same_v<U, T>,
                   "redist::DistArray assignment b = a requires a and b to have the same element type");
     redistribute(src, *this, schedule::automatic);
@@ -194,6 +205,11 @@ class DistArray {
   /// The layout: dist_type bound to the extents, the grid, the offsets and the storage.
   const mapping_type& mapping() const noexcept { return mapping_; }
   const typename mapping_type::grid_type& grid() const noexcept { return mapping_.grid(); }
+  /// 1-D with a static grid type: the compile-time process count, else dynamic.
+  static constexpr std::size_t static_nprocs() noexcept {
+    if constexpr (one_dimensional) return grid_type::static_extent(0);
+    else return dynamic;
+  }
 
  private:
   friend struct detail::array_access;
@@ -203,6 +219,11 @@ class DistArray {
                            const Grid<E...>& grid, const coords_type& offsets, Storage storage) {
     static_assert(sizeof...(E) == rank(),
                   "redist::DistArray<T, Dist<D...>>(comm, extents, grid) requires a grid of the same rank as Dist<D...>");
+    for (std::size_t d = 0; d < rank(); ++d)
+      if (grid_type::static_extent(d) != dynamic && static_cast<index_t>(grid_type::static_extent(d)) != grid.extent(d))
+        detail::report_error("redist::DistArray<T, D, G>(comm, ..., grid) requires the grid's extent " + std::to_string(d) +
+                             " to be G's static extent " + std::to_string(grid_type::static_extent(d)) + " (got " +
+                             std::to_string(grid.extent(d)) + ")");
     const char* call = one_dimensional ? "redist::DistArray(comm, n, dist)" : "redist::DistArray(comm, extents, grid)";
     std::optional<mapping_type> m;
     std::optional<std::string> failure;
@@ -247,8 +268,9 @@ class DistArray {
 template <class D>
   requires enable_distribution<D>
 DistArray(Communicator, index_t, D) -> DistArray<double, D>;
+/// DistArray a(comm, n, Cyclic<8>{}, Grid<4>{}) keeps the static process count in its type.
 template <class D, std::size_t P>
   requires enable_distribution<D>
-DistArray(Communicator, index_t, D, Grid<P>) -> DistArray<double, D>;
+DistArray(Communicator, index_t, D, Grid<P>) -> DistArray<double, D, std::conditional_t<P == dynamic, void, Grid<P>>>;
 
 }  // namespace redist

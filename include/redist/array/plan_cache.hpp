@@ -41,8 +41,11 @@ template <class A, class M>
 bool layout_matches(const A& array_layout, const M& plan_layout) {
   if constexpr (std::is_same_v<A, M>) {
     return array_layout == plan_layout;
-  } else if constexpr (requires { { array_layout.linear() } -> std::same_as<const M&>; }) {
-    return array_layout.is_linear() && array_layout.linear() == plan_layout;
+  } else if constexpr (requires { array_layout.linear(); } &&
+                       std::derived_from<M, std::remove_cvref_t<decltype(array_layout.linear())>>) {
+    // A 1-D array's plan is made on its 1-D mapping (or that mapping with a static process count).
+    using L = std::remove_cvref_t<decltype(array_layout.linear())>;
+    return array_layout.is_linear() && array_layout.linear() == static_cast<const L&>(plan_layout);
   } else {
     return false;
   }

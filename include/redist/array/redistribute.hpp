@@ -12,6 +12,7 @@
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/transpose.hpp>
 #include <redist/dist/dist.hpp>
+#include <redist/dist/static_nprocs.hpp>
 #include <redist/plan/grid.hpp>
 #include <redist/plan/planner.hpp>
 #include <redist/schedule/schedule.hpp>
@@ -26,6 +27,7 @@ concept DistributedArray = requires(const A& a) {
   typename A::mapping_type;
   { A::rank() } -> std::convertible_to<std::size_t>;
   { A::one_dimensional } -> std::convertible_to<bool>;
+  { A::static_nprocs() } -> std::convertible_to<std::size_t>;
   a.mapping();
   a.comm();
   a.local();
@@ -39,10 +41,18 @@ namespace detail {
 template <class Src, class Dst>
 struct plan_layouts {
   static constexpr bool linear = Src::one_dimensional && Dst::one_dimensional;
+  /// A's layout to plan on; a 1-D array of static process count P gives its 1-D mapping as a
+  /// StaticNprocs<..., P> (a copy), so that P reaches the plan in the type.
   template <class A>
-  static const auto& of(const A& a) noexcept {
-    if constexpr (linear) return a.mapping().linear();
-    else return a.mapping();
+  static decltype(auto) of(const A& a) {
+    if constexpr (!linear) {
+      return (a.mapping());
+    } else if constexpr (A::static_nprocs() != dynamic) {
+      using M = std::remove_cvref_t<decltype(a.mapping().linear())>;
+      return StaticNprocs<M, A::static_nprocs()>(a.mapping().linear());
+    } else {
+      return (a.mapping().linear());
+    }
   }
   using from_type = std::remove_cvref_t<decltype(of(std::declval<const Src&>()))>;
   using to_type = std::remove_cvref_t<decltype(of(std::declval<const Dst&>()))>;

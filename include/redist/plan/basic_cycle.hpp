@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <concepts>
 #include <cstddef>
 #include <numeric>
@@ -14,6 +15,7 @@
 
 #include <redist/detail/math.hpp>
 #include <redist/dist/cyclic.hpp>
+#include <redist/dist/static_nprocs.hpp>
 #include <redist/index/basic_cycle.hpp>
 #include <redist/index/run.hpp>
 #include <redist/plan/plan.hpp>
@@ -24,17 +26,32 @@
 namespace redist {
 
 namespace detail {
+inline std::atomic<std::size_t>& tables_built_counter() noexcept {
+  static std::atomic<std::size_t> count{0};
+  return count;
+}
+}  // namespace detail
+
+/// How many times this process has computed basic-cycle templates at run time: a BCC plan built
+/// without static tables, or the GDM model's look at rank 0's template (schedule::automatic on a
+/// Cyclic pair). A 1-D Cyclic<S> -> Cyclic<T> pair whose process count is static
+/// (DistArray<T, Cyclic<S>, Grid<P>>) takes its templates from BasicCyclePlan<S, T, P>'s static
+/// tables and does not move it (while BC · P <= max_static_table).
+inline std::size_t tables_built() noexcept { return detail::tables_built_counter().load(); }
+
+namespace detail {
 template <class D>
 inline constexpr bool is_cyclic_distribution = false;
 template <std::size_t X>
 inline constexpr bool is_cyclic_distribution<Cyclic<X>> = true;
 }  // namespace detail
 
-/// The mapping of a CYCLIC distribution: Cyclic<X>::mapping, X static or dynamic.
+/// The mapping of a CYCLIC distribution: Cyclic<X>::mapping, X static or dynamic, or a mapping
+/// derived from it that adds static facts (StaticNprocs<Cyclic<X>::mapping, P>).
 template <class M>
 concept CyclicMapping = requires { typename M::distribution_type; } &&
                         detail::is_cyclic_distribution<typename M::distribution_type> &&
-                        std::same_as<M, typename M::distribution_type::mapping>;
+                        std::derived_from<M, typename M::distribution_type::mapping>;
 
 /// True when schedule::automatic chooses among the Cyclic schedules for From -> To (the
 /// basic-cycle calculation and seed 001's circulant schedules, by the GDM model and first-run
@@ -260,6 +277,7 @@ inline auto destinations_now(const index::BasicCycle& c, index_t limit) {
 
 /// The plan with the templates computed now (at plan time), for static and dynamic block sizes alike.
 inline CyclePlan plan_basic_cycle(const index::BasicCycle& c, index_t n, int rank, bcc_order order) {
+  ++tables_built_counter();
   const index_t limit = index::meta_size(c, n);
   std::vector<index::Section> send, recv;
   index::send_sections(c, rank, [&](const index::Section& s) { send.push_back(s); }, limit);
@@ -268,30 +286,6 @@ inline CyclePlan plan_basic_cycle(const index::BasicCycle& c, index_t n, int ran
 }
 
 }  // namespace detail
-
-namespace detail {
-/// Cyclic<s> -> Cyclic<t> by the basic-cycle calculation, in BCC's send order (bcc) or in
-/// contention-free steps (bcc_contention_free).
-template <class Policy>
-struct bcc_planner {
-  template <class From, class To>
-  static constexpr bool supports = CyclicMapping<From> && CyclicMapping<To>;
-  template <class From, class To>
-  static constexpr void require() {
-    static_assert(supports<From, To>,
-                  "redist::schedule::bcc and bcc_contention_free require Cyclic<s> source and target distributions");
-  }
-  template <class From, class To>
-  static CyclePlan plan(const From& from, const To& to, int rank, Policy) {
-    return plan_basic_cycle(basic_cycle_of(from, to, rank), from.size(), rank, bcc_order_of<Policy>());
-  }
-};
-}  // namespace detail
-
-template <>
-struct planner<schedule::bcc_t> : detail::bcc_planner<schedule::bcc_t> {};
-template <>
-struct planner<schedule::bcc_contention_free_t> : detail::bcc_planner<schedule::bcc_contention_free_t> {};
 
 /// The piece size this rank can afford under a scratch budget of `budget` elements, as
 /// piece_limit(const Plan&) but for both ways of running a CyclePlan. The value is agreed by
@@ -453,5 +447,68 @@ struct BasicCyclePlan : detail::basic_cycle_tables<S, T, P> {
     return detail::plan_basic_cycle(index::BasicCycle(s, t, nprocs), n, rank, detail::bcc_order_of<Policy>());
   }
 };
+
+namespace detail {
+/// The static process count of a Cyclic pair, when both layouts have the same, else dynamic.
+template <class From, class To>
+inline constexpr std::size_t pair_nprocs =
+    static_nprocs_v<From> == static_nprocs_v<To> ? static_nprocs_v<From> : dynamic;
+
+/// True when From -> To has static block sizes and a static process count: BasicCyclePlan's static tables apply.
+template <class From, class To>
+inline constexpr bool static_cycle_pair =
+    From::distribution_type::static_block_size() != dynamic && To::distribution_type::static_block_size() != dynamic &&
+    pair_nprocs<From, To> != dynamic;
+
+/// Rank q's destinations in order of appearance in its first basic cycle (clipped to `limit`
+/// meta-elements): from BasicCyclePlan's static tables when the pair has them, else computed now.
+template <class From, class To>
+std::vector<int> cycle_destinations(const index::BasicCycle& c, int q, index_t limit) {
+  std::vector<int> d;
+  if constexpr (static_cycle_pair<From, To>) {
+    using B = BasicCyclePlan<From::distribution_type::static_block_size(), To::distribution_type::static_block_size(),
+                             pair_nprocs<From, To>>;
+    if constexpr (B::tabulated) {
+      const auto b = B::send_section_begin[static_cast<std::size_t>(q)], e = B::send_section_begin[static_cast<std::size_t>(q) + 1];
+      for (auto k = b; k < e; ++k) {
+        const index::Section& x = B::send_section_table[k];
+        if (x.global < limit && std::find(d.begin(), d.end(), x.peer) == d.end()) d.push_back(x.peer);
+      }
+      return d;
+    }
+  }
+  ++tables_built_counter();
+  index::send_destinations(c, q, [&](int p) { if (std::find(d.begin(), d.end(), p) == d.end()) d.push_back(p); }, limit);
+  return d;
+}
+
+/// Cyclic<s> -> Cyclic<t> by the basic-cycle calculation, in BCC's send order (bcc) or in
+/// contention-free steps (bcc_contention_free). With static block sizes and a static process
+/// count (StaticNprocs layouts), the templates come from BasicCyclePlan's static tables.
+template <class Policy>
+struct bcc_planner {
+  template <class From, class To>
+  static constexpr bool supports = CyclicMapping<From> && CyclicMapping<To>;
+  template <class From, class To>
+  static constexpr void require() {
+    static_assert(supports<From, To>,
+                  "redist::schedule::bcc and bcc_contention_free require Cyclic<s> source and target distributions");
+  }
+  template <class From, class To>
+  static CyclePlan plan(const From& from, const To& to, int rank, Policy policy) {
+    [[maybe_unused]] const index::BasicCycle c = basic_cycle_of(from, to, rank);  // checks the pair
+    if constexpr (static_cycle_pair<From, To>)
+      return BasicCyclePlan<From::distribution_type::static_block_size(), To::distribution_type::static_block_size(),
+                            pair_nprocs<From, To>>::plan(from.size(), rank, policy);
+    else
+      return plan_basic_cycle(c, from.size(), rank, bcc_order_of<Policy>());
+  }
+};
+}  // namespace detail
+
+template <>
+struct planner<schedule::bcc_t> : detail::bcc_planner<schedule::bcc_t> {};
+template <>
+struct planner<schedule::bcc_contention_free_t> : detail::bcc_planner<schedule::bcc_contention_free_t> {};
 
 }  // namespace redist

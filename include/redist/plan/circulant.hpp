@@ -396,7 +396,10 @@ struct CyclicModelInputs {
   int nphases = 0;
   index_t bcc_messages = 0, bcc_steps = 0;
 };
-inline CyclicModelInputs cyclic_model_inputs(index_t s, index_t t, index_t n, int nprocs) {
+template <class From, class To>
+CyclicModelInputs cyclic_model_inputs(const From& from, const To& to) {
+  const index_t s = from.block_size(), t = to.block_size(), n = from.size();
+  const int nprocs = from.nprocs();
   CyclicModelInputs in;
   const std::vector<PhaseShape> shapes = circulant_phases(s, t, nprocs);
   for (const PhaseShape& ps : shapes) in.phases[in.nphases++] = ps.shape;
@@ -404,21 +407,19 @@ inline CyclicModelInputs cyclic_model_inputs(index_t s, index_t t, index_t n, in
   // Rank 0's destinations in order of appearance, itself included: BCC's steps (as
   // schedule::appearance_order makes them), and the messages of the busiest process, which
   // (unlike rank 0, whose first block stays) may send to as many others (the model charges the
-  // busiest process, as predict() does for direct).
-  std::vector<int> dests;
-  index::send_destinations(bc, 0, [&](int q) {
-    if (std::find(dests.begin(), dests.end(), q) == dests.end()) dests.push_back(q);
-  }, index::meta_size(bc, n));
+  // busiest process, as predict() does for direct). From the static tables when the pair has them.
+  const std::vector<int> dests = cycle_destinations<From, To>(bc, 0, index::meta_size(bc, n));
   in.bcc_steps = static_cast<index_t>(dests.size());
   in.bcc_messages = std::min<index_t>(in.bcc_steps, nprocs - 1);
   return in;
 }
 
 /// The choice of the GDM model for a Cyclic pair: BCC or a circulant hybrid(d).
-inline schedule::CyclicChoice choose_for_cyclic(index_t s, index_t t, index_t n, int nprocs,
-                                                const schedule::modeled_t& m) {
-  const CyclicModelInputs in = cyclic_model_inputs(s, t, n, nprocs);
-  return schedule::choose_cyclic(in.phases, in.nphases, in.bcc_messages, in.bcc_steps, n, m.element_bytes, m.machine);
+template <class From, class To>
+schedule::CyclicChoice choose_for_cyclic(const From& from, const To& to, const schedule::modeled_t& m) {
+  const CyclicModelInputs in = cyclic_model_inputs(from, to);
+  return schedule::choose_cyclic(in.phases, in.nphases, in.bcc_messages, in.bcc_steps, from.size(), m.element_bytes,
+                                 m.machine);
 }
 
 /// The plan of `rank` that runs `choice`, with `bcc` (the pair's BCC plan) as its CyclePlan base
@@ -442,8 +443,7 @@ CirculantPlan plan_for_choice(const From& from, const To& to, int rank, const sc
 template <class From, class To>
 CirculantPlan plan_modeled(const From& from, const To& to, int rank, const schedule::modeled_t& m) {
   check_cyclic_pair(from.size(), to.size(), from.nprocs(), to.nprocs(), rank, "automatic");
-  const schedule::CyclicChoice choice =
-      choose_for_cyclic(from.block_size(), to.block_size(), from.size(), from.nprocs(), m);
+  const schedule::CyclicChoice choice = choose_for_cyclic(from, to, m);
   // The BCC plan, in its contention-free order (measured 6-22 % faster than BCC's appearance
   // order on the four Cyclic cases of redist-bench, doc/performance.md): what runs when BCC is
   // the choice, or the circulant workspace exceeds the budget (plan_with counts the plan once in
@@ -461,8 +461,7 @@ template <class From, class To>
   requires CyclicMapping<From> && CyclicMapping<To>
 std::vector<schedule::CyclicChoice> automatic_candidates(const From& from, const To& to,
                                                          const schedule::modeled_t& m = {}, double window = 2.0) {
-  const detail::CyclicModelInputs in =
-      detail::cyclic_model_inputs(from.block_size(), to.block_size(), from.size(), from.nprocs());
+  const detail::CyclicModelInputs in = detail::cyclic_model_inputs(from, to);
   return schedule::cyclic_candidates(in.phases, in.nphases, in.bcc_messages, in.bcc_steps, from.size(),
                                      m.element_bytes, m.machine, window);
 }
