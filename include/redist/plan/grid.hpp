@@ -148,35 +148,16 @@ auto build_grid_plan(const From& from_view, const To& to, int rank) {
     plan.local = detail::collect_message(plan, rank, detail::side::src, [&](std::vector<S>& out) {
       pair_sections(*sends, false, *my_src, rank, *my_dst, rank, out);
     });
-  for (int d = 1; d < nprocs && my_src; ++d) {
-    const int q = (rank + d) % nprocs;
-    const auto cq = to.coords_of(q);
-    if (!cq) continue;
-    Message m = detail::collect_message(plan, q, detail::side::src, [&](std::vector<S>& out) {
-      pair_sections(*sends, false, *my_src, rank, *cq, q, out);
-    });
-    if (m.size > 0) {
-      if (!m.direct) m.offset = std::exchange(plan.send_scratch, plan.send_scratch + m.size);
-      plan.sends.push_back(m);
-    } else {
-      plan.runs.resize(m.first);
-    }
-  }
-  for (int d = 1; d < nprocs && my_dst; ++d) {
-    const int q = (rank - d + nprocs) % nprocs;
-    const auto cq = from.coords_of(q);
-    if (!cq) continue;
-    Message m = detail::collect_message(plan, q, detail::side::dst, [&](std::vector<S>& out) {
-      pair_sections(*recvs, true, *cq, q, *my_dst, rank, out);
-    });
-    if (m.size > 0) {
-      if (!m.direct) m.offset = std::exchange(plan.recv_scratch, plan.recv_scratch + m.size);
-      plan.recvs.push_back(m);
-    } else {
-      plan.runs.resize(m.first);
-    }
-  }
-  plan.schedule = schedule::make_all_at_once(plan.sends.size(), plan.recvs.size());
+  detail::add_messages(
+      plan,
+      [&](int q, std::vector<S>& out) {
+        const auto cq = to.coords_of(q);
+        if (my_src && cq) pair_sections(*sends, false, *my_src, rank, *cq, q, out);
+      },
+      [&](int q, std::vector<S>& out) {
+        const auto cq = from.coords_of(q);
+        if (my_dst && cq) pair_sections(*recvs, true, *cq, q, *my_dst, rank, out);
+      });
   return plan;
 }
 

@@ -119,11 +119,32 @@ Message collect_message(BasicPlan<R>& plan, int peer, side where, Collect&& coll
   plan.runs.insert(plan.runs.end(), runs.begin(), runs.end());
   return m;
 }
+
+/// plan's messages with every other rank, and one all-at-once step: send(q, out) appends to out
+/// the runs plan.rank sends to q, receive(q, out) those it receives from q (none: no message).
+/// Peers are visited in the order rank+1, rank+2, ... for sends and rank-1, rank-2, ... for
+/// receives (mod P), so that in an all-at-once exchange ranks do not all start with the same peer.
+/// A packed message gets its place in the send or receive scratch; a contiguous one none.
+template <class R, class Send, class Receive>
+void add_messages(BasicPlan<R>& plan, Send&& send, Receive&& receive) {
+  const int rank = plan.rank, nprocs = plan.nprocs;
+  auto add = [&](int q, side where, auto& collect, std::vector<Message>& list, index_t& scratch) {
+    Message m = collect_message(plan, q, where, [&](std::vector<R>& out) { collect(q, out); });
+    if (m.size > 0) {
+      if (!m.direct) m.offset = std::exchange(scratch, scratch + m.size);
+      list.push_back(m);
+    } else {
+      plan.runs.resize(m.first);
+    }
+  };
+  for (int d = 1; d < nprocs; ++d) add((rank + d) % nprocs, side::src, send, plan.sends, plan.send_scratch);
+  for (int d = 1; d < nprocs; ++d) add((rank - d + nprocs) % nprocs, side::dst, receive, plan.recvs, plan.recv_scratch);
+  plan.schedule = schedule::make_all_at_once(plan.sends.size(), plan.recvs.size());
+}
 }  // namespace detail
 
 /// The plan of `rank` for moving an array laid out by `from` to the layout `to` (both bound to
-/// the same n and P). Peers are visited in the order rank+1, rank+2, ... (mod P), so that in
-/// an all-at-once exchange ranks do not all start with the same peer.
+/// the same n and P): per peer, the intersections of the LDDs (seed 003), as runs.
 /// Cost: O(P · period) index work; nothing grows with n for periodic layouts.
 template <class From, class To>
 Plan build_plan(const From& from, const To& to, int rank) {
@@ -140,29 +161,9 @@ Plan build_plan(const From& from, const To& to, int rank) {
   const LddSet mine_src = from.ldds(rank), mine_dst = to.ldds(rank);
   plan.local = detail::collect_message(plan, rank, detail::side::src,
                                        [&](std::vector<Run>& r) { index::intersect(mine_src, mine_dst, r); });
-  for (int d = 1; d < nprocs; ++d) {
-    const int q = (rank + d) % nprocs;
-    Message s = detail::collect_message(plan, q, detail::side::src,
-                                        [&](std::vector<Run>& r) { index::intersect(mine_src, to.ldds(q), r); });
-    if (s.size > 0) {
-      if (!s.direct) s.offset = std::exchange(plan.send_scratch, plan.send_scratch + s.size);
-      plan.sends.push_back(s);
-    } else {
-      plan.runs.resize(s.first);
-    }
-  }
-  for (int d = 1; d < nprocs; ++d) {
-    const int q = (rank - d + nprocs) % nprocs;
-    Message m = detail::collect_message(plan, q, detail::side::dst,
-                                        [&](std::vector<Run>& r) { index::intersect(from.ldds(q), mine_dst, r); });
-    if (m.size > 0) {
-      if (!m.direct) m.offset = std::exchange(plan.recv_scratch, plan.recv_scratch + m.size);
-      plan.recvs.push_back(m);
-    } else {
-      plan.runs.resize(m.first);
-    }
-  }
-  plan.schedule = schedule::make_all_at_once(plan.sends.size(), plan.recvs.size());
+  detail::add_messages(
+      plan, [&](int q, std::vector<Run>& r) { index::intersect(mine_src, to.ldds(q), r); },
+      [&](int q, std::vector<Run>& r) { index::intersect(from.ldds(q), mine_dst, r); });
   return plan;
 }
 
