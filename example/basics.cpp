@@ -49,6 +49,17 @@ int main(int argc, char* argv[]) {
   for (index_t l = 0; l < b_cyc3.local_size(); ++l)
     ok = ok && b_cyc3.local()[l] == static_cast<double>(b_cyc3.global_index(l));
 
+  // A 1-D array is Dist<D> on a rank-1 grid: it assigns to and from Dist<D> arrays, which may
+  // live on part of the communicator (here its last rank). Every constructor takes a raw MPI_Comm.
+  redist::DistArray<double, redist::Dist<redist::Cyclic<2>>> f_last(MPI_COMM_WORLD, {n},
+                                                                     redist::Grid{1}.with_first(world.size() - 1));
+  redist::DistArray<double, redist::Block> g_block(MPI_COMM_WORLD, n);
+  f_last = b_cyc3;
+  g_block = f_last;
+  for (index_t l = 0; l < g_block.local_size(); ++l)
+    ok = ok && g_block.local()[l] == static_cast<double>(g_block.global_index(l));
+  ok = ok && f_last.local_size() == (world.rank() == world.size() - 1 ? n : 0);
+
   // Bad input throws redist::error on every rank before any data moves.
   try {
     redist::DistArray<double, redist::Block> wrong(world, n + 1);

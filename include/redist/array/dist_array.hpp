@@ -102,7 +102,8 @@ class DistArray {
       : DistArray(comm, extents, D{}, grid, offsets, storage) {}
 
   /// 1-D: n elements laid out by dist on every process of comm; grid, when given, is the rank-1
-  /// grid of those processes (Grid<P>{} states their number at compile time).
+  /// grid of those processes (its extent must be G's, when G is static; a static extent of the
+  /// argument alone stays a run-time value, since an argument cannot change the array's type).
   template <std::size_t P>
     requires one_dimensional
   DistArray(Communicator comm, index_t n, const D& dist, const Grid<P>& grid)
