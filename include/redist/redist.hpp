@@ -12,6 +12,7 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/dist/distribution.hpp>
+#include <redist/dist/fingerprint.hpp>
 #include <redist/dist/gen_block.hpp>
 #include <redist/dist/grid.hpp>
 #include <redist/dist/ldd.hpp>

@@ -19,27 +19,16 @@
 
 #include <redist/config.hpp>
 #include <redist/detail/hash.hpp>
+#include <redist/dist/fingerprint.hpp>
 
 namespace redist::detail {
 
-/// A fingerprint of a bound layout: its type and the LDDs of every process (O(P)). Two layouts
-/// with the same fingerprint place every element on the same rank at the same local index.
+/// The fingerprint of a bound layout: an N-D layout's own (Dist<D...>::mapping::fingerprint), a
+/// 1-D layout's linear_fingerprint (dist/fingerprint.hpp); both hash their LDDs with hash_ldds.
 template <class M>
 std::uint64_t layout_fingerprint(const M& m) {
-  std::uint64_t h = hash_string(hash_seed, typeid(M).name());
-  h = hash_mix(h, static_cast<std::uint64_t>(m.size()));
-  h = hash_mix(h, static_cast<std::uint64_t>(m.nprocs()));
-  for (int p = 0; p < m.nprocs(); ++p)
-    for (const auto& d : m.ldds(p))
-      for (index_t v : {d.o, d.b, d.s, d.n, d.local}) h = hash_mix(h, static_cast<std::uint64_t>(v));
-  return h;
-}
-
-/// The fingerprint of a layout that computes its own (the N-D layouts).
-template <class M>
-  requires requires(const M& m) { { m.fingerprint() } -> std::convertible_to<std::uint64_t>; }
-std::uint64_t layout_fingerprint(const M& m) {
-  return m.fingerprint();
+  if constexpr (requires { { m.fingerprint() } -> std::convertible_to<std::uint64_t>; }) return m.fingerprint();
+  else return linear_fingerprint(m);
 }
 
 /// A fingerprint of a schedule policy: its type and, when it has them, its parameters() (a

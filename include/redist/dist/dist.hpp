@@ -13,6 +13,7 @@
 
 #include <redist/detail/hash.hpp>
 #include <redist/detail/math.hpp>
+#include <redist/dist/fingerprint.hpp>
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/grid.hpp>
 
@@ -213,9 +214,7 @@ class Dist<D...>::mapping {
       h = hash_mix(h, static_cast<std::uint64_t>(extents_[d]));
       h = hash_mix(h, static_cast<std::uint64_t>(grid_.extent(d)));
       h = hash_mix(h, static_cast<std::uint64_t>(offsets_[d]));
-      for (int c = 0; c < grid_.extent(d); ++c)
-        for (const Ldd& l : ldds(d, c))
-          for (index_t v : {l.o, l.b, l.s, l.n, l.local}) h = hash_mix(h, static_cast<std::uint64_t>(v));
+      for (int c = 0; c < grid_.extent(d); ++c) h = detail::hash_ldds(h, ldds(d, c));
     }
     return h;
   }
