@@ -50,9 +50,7 @@ bool layout_matches(const A& array_layout, const M& plan_layout) {
     return false;
   }
 }
-}  // namespace detail
 
-namespace detail {
 /// The plan that runs: a TimedCyclicPlan's current plan, any other plan itself.
 template <class P>
 const auto& visible_plan(const P& p) noexcept {

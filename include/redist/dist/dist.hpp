@@ -111,11 +111,6 @@ class Dist<D...>::mapping {
 
   std::optional<coords_type> coords_of(int r) const noexcept { return grid_.coords_of(r); }
 
-  /// The 1-D mapping of dimension I (bound to the grid extent of that dimension).
-  template <std::size_t I>
-  const auto& dim() const noexcept {
-    return std::get<I>(maps_);
-  }
   /// A rank-1 layout whose grid is the whole communicator from rank 0, with no source offset and
   /// tight storage: it places every element where its 1-D distribution on nprocs() processes
   /// does (linear()), so the 1-D plans of that distribution apply to it.
