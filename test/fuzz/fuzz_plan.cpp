@@ -7,24 +7,11 @@
 #include <redist/plan/plan.hpp>
 
 #include "../support/oracle.hpp"
+#include "bytes.hpp"
 #include "../support/simulator.hpp"
 
 namespace {
-/// Reads little numbers off the fuzzer's bytes; zeros once they run out.
-class Bytes {
- public:
-  Bytes(const std::uint8_t* data, std::size_t size) : data_{data}, size_{size} {}
-  std::uint64_t next(int nbytes) {
-    std::uint64_t v = 0;
-    for (int i = 0; i < nbytes; ++i) v = (v << 8) | (pos_ < size_ ? data_[pos_++] : 0);
-    return v;
-  }
-
- private:
-  const std::uint8_t* data_;
-  std::size_t size_;
-  std::size_t pos_ = 0;
-};
+using redist::test::Bytes;
 
 redist::GenBlock gen_block(Bytes& in, redist::index_t n, int nprocs) {
   std::vector<redist::index_t> sizes(static_cast<std::size_t>(nprocs), 0);

@@ -14,26 +14,12 @@
 
 #include "../support/oracle_nd.hpp"
 #include "../support/simulator.hpp"
+#include "bytes.hpp"
 
 namespace {
 using redist::index_t;
 
-/// Reads little numbers off the fuzzer's bytes; zeros once they run out.
-class Bytes {
- public:
-  Bytes(const std::uint8_t* data, std::size_t size) : data_{data}, size_{size} {}
-  std::uint64_t next(int nbytes) {
-    std::uint64_t v = 0;
-    for (int i = 0; i < nbytes; ++i) v = (v << 8) | (pos_ < size_ ? data_[pos_++] : 0);
-    return v;
-  }
-  std::uint64_t below(std::uint64_t bound) { return bound == 0 ? 0 : next(2) % bound; }
-
- private:
-  const std::uint8_t* data_;
-  std::size_t size_;
-  std::size_t pos_ = 0;
-};
+using redist::test::Bytes;
 
 /// A 1-D distribution of one dimension on p grid processes. Cyclic<> covers BLOCK (k = ⌈n/p⌉),
 /// CYCLIC (k = 1), CYCLIC(k) and, on one process, Collapsed; GenBlock the irregular parts.
