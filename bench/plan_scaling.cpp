@@ -19,7 +19,6 @@
 #include <redist/plan/automatic.hpp>
 #include <redist/plan/basic_cycle.hpp>
 #include <redist/plan/gen_block.hpp>
-#include <redist/plan/grid.hpp>
 #include <redist/plan/plan.hpp>
 
 using redist::index_t;

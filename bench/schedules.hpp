@@ -17,7 +17,7 @@
 #include <redist/schedule/circulant.hpp>
 #include <redist/schedule/gen_block.hpp>
 #include <redist/schedule/multiphase.hpp>
-#include <redist/plan/grid.hpp>
+#include <redist/plan/plan.hpp>
 #include <redist/plan/transfers.hpp>
 #include <redist/schedule/caterpillar.hpp>
 #include <redist/schedule/relative_group.hpp>

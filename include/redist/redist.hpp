@@ -33,13 +33,13 @@
 #include <redist/schedule/caterpillar.hpp>
 #include <redist/schedule/relative_group.hpp>
 #include <redist/plan/planner.hpp>
+#include <redist/plan/layout.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/plan/all_at_once.hpp>
 #include <redist/plan/automatic.hpp>
 #include <redist/plan/basic_cycle.hpp>
 #include <redist/plan/circulant.hpp>
 #include <redist/plan/gen_block.hpp>
-#include <redist/plan/grid.hpp>
 #include <redist/plan/multiphase.hpp>
 #include <redist/plan/scheduled.hpp>
 #include <redist/plan/stepwise.hpp>

@@ -10,7 +10,7 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/dist/gen_block.hpp>
-#include <redist/plan/grid.hpp>
+#include <redist/plan/plan.hpp>
 
 #include "../support/oracle_nd.hpp"
 #include "../support/simulator.hpp"

@@ -14,7 +14,7 @@
 #include <redist/dist/dist.hpp>
 #include <redist/dist/gen_block.hpp>
 #include <redist/plan/automatic.hpp>
-#include <redist/plan/grid.hpp>
+#include <redist/plan/plan.hpp>
 #include <redist/plan/stepwise.hpp>
 #include <redist/plan/transfers.hpp>
 

@@ -13,7 +13,8 @@
 #include <redist/array/transpose.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/dist/static_nprocs.hpp>
-#include <redist/plan/grid.hpp>
+#include <redist/plan/layout.hpp>
+#include <redist/plan/plan.hpp>
 #include <redist/plan/planner.hpp>
 #include <redist/schedule/schedule.hpp>
 

@@ -53,4 +53,11 @@ void grid_sections(const GridPair<N>& p, std::vector<redist::BasicSection<D>>& o
   }
 }
 
+/// The rank-1 case with unit strides (a 1-D layout): the sections are the runs themselves.
+inline void grid_sections(const GridPair<1>& p, std::vector<Run>& out) {
+  if (p.src_stride[0] != 1 || p.dst_stride[0] != 1)
+    redist::detail::report_error("redist::index::grid_sections requires unit strides for runs: internal error");
+  for (const Run& r : p.runs[0]) append_run(out, r);
+}
+
 }  // namespace redist::index

@@ -1,7 +1,7 @@
 /// @file Defines the planner of schedule::all_at_once: the general plan of any two 1-D or any two N-D layouts, every message posted at once.
 #pragma once
 
-#include <redist/plan/grid.hpp>
+#include <redist/plan/layout.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/plan/planner.hpp>
 #include <redist/schedule/schedule.hpp>
@@ -26,8 +26,7 @@ struct planner<schedule::all_at_once_t> {
   }
   template <class From, class To>
   static auto plan(const From& from, const To& to, int rank, schedule::all_at_once_t) {
-    if constexpr (LinearLayout<From>) return build_plan(from, to, rank);
-    else return build_grid_plan(from, to, rank);
+    return build_plan(from, to, rank);
   }
 };
 

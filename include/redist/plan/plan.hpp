@@ -1,19 +1,24 @@
-/// @file Defines Plan (one rank's index sets and schedule) and build_plan, which needs no communication.
+/// @file Defines Plan (one rank's index sets and schedule) and build_plan, the one plan builder of 1-D and N-D layouts, which needs no communication.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
-#include <concepts>
-#include <numeric>
-#include <string>
 #include <cstddef>
+#include <numeric>
+#include <optional>
 #include <span>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <redist/dist/distribution.hpp>
+#include <redist/dist/grid.hpp>
+#include <redist/index/grid.hpp>
 #include <redist/index/intersect.hpp>
 #include <redist/index/section.hpp>
+#include <redist/plan/layout.hpp>
 #include <redist/schedule/schedule.hpp>
 
 namespace redist {
@@ -28,13 +33,6 @@ inline std::atomic<std::size_t>& plans_built_counter() noexcept {
 /// How many plans this process has built (assignments, redistribute, make_plan). A repeated
 /// `b = a` between the same layouts reuses its plan and does not add to it.
 inline std::size_t plans_built() noexcept { return detail::plans_built_counter().load(); }
-
-/// A bound 1-D layout (the mapping of Block, Cyclic<X>, GenBlock, or a user distribution).
-template <class M>
-concept LinearLayout = requires(const M& m, int p) {
-  { m.ldds(p) } -> std::same_as<LddSet>;
-  { m.nprocs() } -> std::same_as<int>;
-};
 
 /// The runs exchanged with one peer. runs[first, first + nruns) of the plan, packed in that order.
 struct Message {
@@ -143,28 +141,134 @@ void add_messages(BasicPlan<R>& plan, Send&& send, Receive&& receive) {
 }
 }  // namespace detail
 
-/// The plan of `rank` for moving an array laid out by `from` to the layout `to` (both bound to
-/// the same n and P): per peer, the intersections of the LDDs (seed 003), as runs.
+namespace detail {
+/// The one plan builder: the plan of `rank` for moving an array from the layout fv (a grid view:
+/// a grid layout, a transposed one, or a 1-D layout as rank_one) to `to`, with runs of type R
+/// (Run for a 1-D pair, whose rank-1 sections are runs; section_for<N> otherwise). For every
+/// peer the message is the Cartesian product of the per-dimension LDD intersections (seed 003;
+/// index::grid_sections, seed 004); ranks outside a grid send or receive nothing. Requires the
+/// same extents (after fv's permutation); the callers check them with their own messages.
+/// No communication; O(Σ_d grid extent · period + sections) index work, nothing grows with the
+/// array for periodic layouts.
+template <class R, class From, class To>
+BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
+  const From& from = fv.m;
+  constexpr std::size_t N = From::rank();
+  const int nprocs = from.nprocs();
+  REDIST_EXPECTS(rank >= 0 && rank < nprocs, "redist::build_plan(from, to, rank) requires rank to be in [0, P)");
+  ++plans_built_counter();
+
+  // Source dimension d goes to destination dimension dst_dim[d].
+  std::array<std::size_t, N> dst_dim{};
+  for (std::size_t k = 0; k < N; ++k) dst_dim[fv.perm[k]] = k;
+  std::array<std::size_t, N> order{};
+  for (std::size_t k = 0; k < N; ++k) order[k] = from.storage().order == Order::column_major ? k : N - 1 - k;
+
+  BasicPlan<R> plan;
+  plan.rank = rank;
+  plan.nprocs = nprocs;
+  const auto my_src = from.coords_of(rank);
+  const auto my_dst = to.coords_of(rank);
+
+  // runs[d][c]: source dimension d at coordinate cs[d] ∩ destination dimension dst_dim[d] at coordinate c.
+  using Table = std::array<std::vector<std::vector<Run>>, N>;
+  auto sender_side = [&](const auto& cs) {
+    Table t;
+    for (std::size_t d = 0; d < N; ++d) {
+      const std::size_t k = dst_dim[d];
+      const LddSet mine = from.ldds(d, cs[d]);
+      t[d].resize(static_cast<std::size_t>(to.grid().extent(k)));
+      for (int c = 0; c < to.grid().extent(k); ++c) index::intersect(mine, to.ldds(k, c), t[d][c]);
+    }
+    return t;
+  };
+  auto receiver_side = [&](const auto& cd) {
+    Table t;
+    for (std::size_t d = 0; d < N; ++d) {
+      const LddSet mine = to.ldds(dst_dim[d], cd[dst_dim[d]]);
+      t[d].resize(static_cast<std::size_t>(from.grid().extent(d)));
+      for (int c = 0; c < from.grid().extent(d); ++c) index::intersect(from.ldds(d, c), mine, t[d][c]);
+    }
+    return t;
+  };
+  // The sections between sender coordinates cs (rank s) and receiver coordinates cd (rank r).
+  auto pair_sections = [&](const Table& t, bool by_receiver, const auto& cs, int s, const auto& cd, int r,
+                           std::vector<R>& out) {
+    index::GridPair<N> p;
+    const auto ss = from.strides(s);
+    const auto ds = to.strides(r);
+    for (std::size_t d = 0; d < N; ++d) {
+      const std::size_t k = dst_dim[d];
+      p.runs[d] = t[d][static_cast<std::size_t>(by_receiver ? cs[d] : cd[k])];
+      p.src_stride[d] = ss[d];
+      p.dst_stride[d] = ds[k];
+    }
+    p.order = order;
+    index::grid_sections(p, out);
+  };
+
+  std::optional<Table> sends, recvs;
+  if (my_src) sends = sender_side(*my_src);
+  if (my_dst) recvs = receiver_side(*my_dst);
+  if (my_src && my_dst)
+    plan.local = collect_message(plan, rank, side::src, [&](std::vector<R>& out) {
+      pair_sections(*sends, false, *my_src, rank, *my_dst, rank, out);
+    });
+  add_messages(
+      plan,
+      [&](int q, std::vector<R>& out) {
+        const auto cq = to.coords_of(q);
+        if (my_src && cq) pair_sections(*sends, false, *my_src, rank, *cq, q, out);
+      },
+      [&](int q, std::vector<R>& out) {
+        const auto cq = from.coords_of(q);
+        if (my_dst && cq) pair_sections(*recvs, true, *cq, q, *my_dst, rank, out);
+      });
+  return plan;
+}
+}  // namespace detail
+
+/// The plan of `rank` for moving a 1-D array laid out by `from` to the layout `to` (both bound
+/// to the same n and P): per peer, the intersections of the LDDs (seed 003), as runs. It is the
+/// rank-1 case of the N-D plan below, built by the same code.
 /// Cost: O(P · period) index work; nothing grows with n for periodic layouts.
-template <class From, class To>
+template <LinearLayout From, LinearLayout To>
 Plan build_plan(const From& from, const To& to, int rank) {
   REDIST_EXPECTS(from.size() == to.size(),
                  "redist::build_plan(from, to, rank) requires from and to to have the same global size");
   REDIST_EXPECTS(from.nprocs() == to.nprocs(),
                  "redist::build_plan(from, to, rank) requires from and to to have the same process count");
-  const int nprocs = from.nprocs();
-  REDIST_EXPECTS(rank >= 0 && rank < nprocs, "redist::build_plan(from, to, rank) requires rank to be in [0, P)");
-  ++detail::plans_built_counter();
-  Plan plan;
-  plan.rank = rank;
-  plan.nprocs = nprocs;
-  const LddSet mine_src = from.ldds(rank), mine_dst = to.ldds(rank);
-  plan.local = detail::collect_message(plan, rank, detail::side::src,
-                                       [&](std::vector<Run>& r) { index::intersect(mine_src, mine_dst, r); });
-  detail::add_messages(
-      plan, [&](int q, std::vector<Run>& r) { index::intersect(mine_src, to.ldds(q), r); },
-      [&](int q, std::vector<Run>& r) { index::intersect(from.ldds(q), mine_dst, r); });
-  return plan;
+  const detail::rank_one<From> f{from};
+  const detail::rank_one<To> t{to};
+  return detail::build_plan_of<Run>(detail::view_of(f), t, rank);
+}
+
+/// The plan of `rank` for moving an N-D array from the layout `from` to the layout `to`: the
+/// same global extents (after from's permutation, if it is Transposed), any grids, any process
+/// subsets of one communicator (a BasicPlan<section_for<N>>). Peers are visited from rank + 1
+/// on, as for 1-D layouts.
+template <GridSource From, GridLayout To>
+auto build_plan(const From& from_view, const To& to, int rank) {
+  const auto fv = detail::view_of(from_view);
+  const auto& from = fv.m;
+  constexpr std::size_t N = std::remove_cvref_t<decltype(from)>::rank();
+  static_assert(N == To::rank(), "redist::build_grid_plan(from, to, rank) requires layouts of the same rank");
+  REDIST_EXPECTS(from.nprocs() == to.nprocs(),
+                 "redist::build_grid_plan(from, to, rank) requires from and to to be on the same communicator size");
+  for (std::size_t k = 0; k < N; ++k)
+    REDIST_EXPECTS(from.extent(fv.perm[k]) == to.extent(k),
+                   "redist::build_grid_plan(from, to, rank) requires from and to to have the same extents (dimension " +
+                       std::to_string(k) + ": " + std::to_string(from.extent(fv.perm[k])) + " vs " +
+                       std::to_string(to.extent(k)) + ")");
+  REDIST_EXPECTS(rank >= 0 && rank < from.nprocs(),
+                 "redist::build_grid_plan(from, to, rank) requires rank to be in [0, P)");
+  return detail::build_plan_of<section_for<N>>(fv, to, rank);
+}
+
+/// build_plan of N-D layouts, by its N-D name.
+template <GridSource From, GridLayout To>
+auto build_grid_plan(const From& from, const To& to, int rank) {
+  return build_plan(from, to, rank);
 }
 
 /// The largest piece size C for which this rank's packed (not direct) messages of any one step,

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include <redist/plan/all_at_once.hpp>
-#include <redist/plan/grid.hpp>
+#include <redist/plan/layout.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/plan/planner.hpp>
 #include <redist/plan/scheduled.hpp>
@@ -16,13 +16,6 @@
 namespace redist {
 
 namespace detail {
-/// Every message of from -> to, of every rank: the communication table of 1-D or N-D layouts.
-template <class From, class To>
-std::vector<schedule::Transfer> transfers_of(const From& from, const To& to) {
-  if constexpr (LinearLayout<From>) return transfers(from, to);
-  else return grid_transfers(from, to);
-}
-
 /// The general plan in the steps of the policy's global schedule of every rank's messages:
 ///   plan(from, to, rank) |-> its rank's row of Policy's schedule of transfers(from, to).
 template <class Policy>
@@ -37,7 +30,7 @@ struct stepwise_planner {
   template <class From, class To>
   static auto plan(const From& from, const To& to, int rank, Policy policy) {
     return with_global_schedule(planner<schedule::all_at_once_t>::plan(from, to, rank, schedule::all_at_once),
-                                transfers_of(from, to), policy);
+                                transfers(from, to), policy);
   }
 };
 }  // namespace detail
@@ -62,7 +55,7 @@ inline constexpr index_t stepwise_from_elements = index_t{1} << 17;
 /// some message of the redistribution holds at least stepwise_from_elements elements, every
 /// message posted at once otherwise. With messages of megabytes, posting them all at once made
 /// the ranks' transfers compete for memory bandwidth and cache (doc/nd_arrays.md). The rule reads
-/// every rank's messages (grid_transfers), so every rank makes the same choice.
+/// every rank's messages (transfers), so every rank makes the same choice.
 template <>
 struct planner<schedule::detail::grid_rule_t> {
   template <class From, class To>
@@ -73,8 +66,8 @@ struct planner<schedule::detail::grid_rule_t> {
   }
   template <class From, class To>
   static auto plan(const From& from, const To& to, int rank, schedule::detail::grid_rule_t) {
-    auto plan = build_grid_plan(from, to, rank);
-    const auto t = grid_transfers(from, to);
+    auto plan = build_plan(from, to, rank);
+    const auto t = transfers(from, to);
     bool large = false;
     for (const schedule::Transfer& x : t) large = large || (!x.local() && x.size >= stepwise_from_elements);
     return large ? with_global_schedule(std::move(plan), t, schedule::relative_group) : plan;

@@ -1,0 +1,108 @@
+/// @file Defines the layout concepts the plan builder takes (LinearLayout, GridLayout, GridSource), Transposed, and the rank-1 grid view of a 1-D layout.
+#pragma once
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <optional>
+
+#include <redist/dist/grid.hpp>
+#include <redist/dist/ldd.hpp>
+
+namespace redist {
+
+/// A bound 1-D layout (the mapping of Block, Cyclic<X>, GenBlock, or a user distribution).
+template <class M>
+concept LinearLayout = requires(const M& m, int p) {
+  { m.ldds(p) } -> std::same_as<LddSet>;
+  { m.nprocs() } -> std::same_as<int>;
+};
+
+/// True for a bound N-D layout (Dist<D...>::mapping, or a view of one such as Transposed).
+template <class M>
+concept GridLayout = requires(const M& m, int r, std::size_t d) {
+  { M::rank() } -> std::convertible_to<std::size_t>;
+  { m.coords_of(r) };
+  { m.ldds(d, r) } -> std::same_as<LddSet>;
+  { m.strides(r) };
+  { m.fastest() } -> std::convertible_to<std::size_t>;
+  { m.nprocs() } -> std::same_as<int>;
+};
+
+/// The layout M seen with its dimensions permuted: dimension k of the view is dimension perm[k]
+/// of M. For a 2-D M, Transposed<M>{m} (perm = {1, 0}) is the layout of transpose(a): its element
+/// (i, j) is a's element (j, i), stored where a stores it.
+template <class M>
+struct Transposed {
+  using base_type = M;
+  M base;
+  static constexpr std::size_t rank() noexcept { return M::rank(); }
+  friend bool operator==(const Transposed&, const Transposed&) = default;
+  index_t size() const noexcept { return base.size(); }
+  int nprocs() const noexcept { return base.nprocs(); }
+  std::uint64_t fingerprint() const { return ~base.fingerprint(); }
+};
+
+namespace detail {
+template <class M>
+struct grid_view {
+  static constexpr std::size_t N = M::rank();
+  const M& m;
+  std::array<std::size_t, N> perm;  // view dimension k is m's dimension perm[k]
+};
+template <class M>
+constexpr grid_view<M> view_of(const M& m) {
+  grid_view<M> v{m, {}};
+  std::iota(v.perm.begin(), v.perm.end(), std::size_t{0});
+  return v;
+}
+template <class M>
+constexpr grid_view<M> view_of(const Transposed<M>& t) {
+  grid_view<M> v{t.base, {}};
+  for (std::size_t k = 0; k < M::rank(); ++k) v.perm[k] = M::rank() - 1 - k;
+  return v;
+}
+template <class M>
+constexpr const M& base_of(const M& m) { return m; }
+template <class M>
+constexpr const M& base_of(const Transposed<M>& t) { return t.base; }
+}  // namespace detail
+
+namespace detail {
+template <class M>
+inline constexpr bool is_transposed = false;
+template <class M>
+inline constexpr bool is_transposed<Transposed<M>> = true;
+}  // namespace detail
+
+/// A source layout of an N-D redistribution: a grid layout or a transposed one.
+template <class M>
+concept GridSource = GridLayout<M> || (detail::is_transposed<M> && GridLayout<typename M::base_type>);
+
+
+namespace detail {
+/// A 1-D layout seen as what it is, the rank-1 grid layout of its processes: grid coordinate c
+/// is rank c, local storage is tight. The plan builder and the transfer list take 1-D layouts
+/// through it, so that a 1-D run is the rank-1 case of a section.
+template <LinearLayout M>
+struct rank_one {
+  struct line {
+    int nprocs;
+    constexpr int extent(std::size_t) const noexcept { return nprocs; }
+  };
+  const M& m;
+  static constexpr std::size_t rank() noexcept { return 1; }
+  constexpr int nprocs() const noexcept { return m.nprocs(); }
+  constexpr index_t extent(std::size_t) const noexcept { return m.size(); }
+  constexpr line grid() const noexcept { return {m.nprocs()}; }
+  constexpr Storage storage() const noexcept { return {}; }
+  constexpr std::optional<std::array<int, 1>> coords_of(int r) const noexcept { return std::array<int, 1>{r}; }
+  constexpr LddSet ldds(std::size_t, int c) const { return m.ldds(c); }
+  constexpr std::array<index_t, 1> strides(int) const noexcept { return {1}; }
+  constexpr std::size_t fastest() const noexcept { return 0; }
+};
+}  // namespace detail
+
+}  // namespace redist
