@@ -17,6 +17,14 @@ using Fig2 = redist::BasicCyclePlan<3, 2, 4>;
 static_assert(Fig2::bc == 6 && Fig2::kind == redist::index::bcc_case::coprime);
 static_assert(Fig2::send_templates[2] == std::array{3, 3, 0, 1, 1, 2});  // P2 sends to P3 P3 P0 P1 P1 P2
 
+// With the extents in the type as well, the whole message table of b = a is a constant: rank 0
+// of CYCLIC(3) -> CYCLIC(2) on 4 processes, 48 elements (12 local), keeps 4 and sends 2, 4 and 2
+// to ranks 1, 2 and 3: its send template, 0 0 1 2 2 3, over its two basic cycles.
+using A48 = redist::DistArray<double, redist::Cyclic<3>, redist::Grid<4>, redist::Extents<48>>;
+using B48 = redist::DistArray<double, redist::Cyclic<2>, redist::Grid<4>, redist::Extents<48>>;
+static_assert(Fig2::send_templates[0] == std::array{0, 0, 1, 2, 2, 3});
+static_assert(redist::message_table<A48, B48>()[0] == std::array<index_t, 4>{4, 2, 4, 2});
+
 template <class A>
 bool holds(const A& a) {
   for (index_t l = 0; l < a.local_size(); ++l)
@@ -55,8 +63,8 @@ int main(int argc, char* argv[]) {
   // With the process count a constant too (the grid type Grid<4>), b = a takes its templates from
   // the static tables of BasicCyclePlan<3, 2, 4>: redist::tables_built() does not move.
   if (world.size() == 4) {
-    redist::DistArray<double, redist::Cyclic<3>, redist::Grid<4>> a_cyc3(world, 48);
-    redist::DistArray<double, redist::Cyclic<2>, redist::Grid<4>> b_cyc2(world, 48);
+    A48 a_cyc3(world);  // extents, block size and process count from the type
+    B48 b_cyc2(world);
     for (index_t l = 0; l < a_cyc3.local_size(); ++l) a_cyc3.local()[l] = static_cast<double>(a_cyc3.global_index(l));
     const std::size_t tables = redist::tables_built();
     b_cyc2 = a_cyc3;

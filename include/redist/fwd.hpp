@@ -30,7 +30,9 @@ using GridPlan = BasicPlan<Section>;
 struct Message;
 template <class From, class To, class Policy>
 class Redistribution;
-template <class T, class D, class G = void>
+template <std::size_t... E>
+struct Extents;
+template <class T, class D, class G = void, class X = void>
 class DistArray;
 class error;
 }  // namespace redist

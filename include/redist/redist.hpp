@@ -12,6 +12,7 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/dist/distribution.hpp>
+#include <redist/dist/extents.hpp>
 #include <redist/dist/fingerprint.hpp>
 #include <redist/dist/gen_block.hpp>
 #include <redist/dist/grid.hpp>
@@ -60,6 +61,7 @@
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/dist_array.hpp>
+#include <redist/array/message_table.hpp>
 #include <redist/array/redistribute.hpp>
 #include <redist/array/transpose.hpp>
 // The ScaLAPACK bridge; redist/interop/blacs.hpp (which calls BLACS) is opt-in.

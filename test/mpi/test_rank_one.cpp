@@ -121,3 +121,37 @@ TEST_CASE("Arrays take a raw MPI_Comm wherever they take a communicator", "[mpi]
   }
   MPI_Comm_free(&half);
 }
+
+TEST_CASE("Arrays with their extents in the type: constructed from the type, checked against it", "[mpi][rank1][static]") {
+  mpi::communicator world;
+  const int p = world.size();
+  // 1-D: n from the type; the process count stays a run-time value here.
+  DistArray<double, Cyclic<3>, void, Extents<101>> a_cyc3(world);
+  DistArray<double, Block, void, Extents<101>> b_block(world, 101);
+  static_assert(decltype(a_cyc3)::static_extent(0) == 101 && decltype(a_cyc3)::has_static_extents());
+  REQUIRE(a_cyc3.size() == 101);
+  redist::test::fill(a_cyc3, value_of);
+  b_block = a_cyc3;
+  REQUIRE(all_ok(world, redist::test::holds(b_block, value_of)));
+  // An array without static extents assigns to and from one with them.
+  DistArray<double, Cyclic<2>> c_cyc2(world, 101);
+  c_cyc2 = b_block;
+  REQUIRE(all_ok(world, redist::test::holds(c_cyc2, value_of)));
+  // N-D: one static extent, one dynamic; the dynamic one is given, the static one checked.
+  DistArray<double, Dist<Block, Cyclic<2>>, void, Extents<12, dynamic>> m1(world, {12, 3 * p}, Grid{p, 1});
+  DistArray<double, Dist<Cyclic<1>, Block>, void, Extents<12, dynamic>> m2(world, {12, 3 * p}, Grid{1, p});
+  redist::test::fill_nd(m1, [](const std::array<index_t, 2>& g) { return static_cast<double>(g[0] * 1000 + g[1]); });
+  m2 = m1;
+  REQUIRE(all_ok(world, redist::test::holds_nd(m2, [](const std::array<index_t, 2>& g) {
+    return static_cast<double>(g[0] * 1000 + g[1]);
+  })));
+  // Extents that contradict the type: every rank throws, naming the parameter, before any data moves.
+  REQUIRE(all_ok(world, throws_with([&] { DistArray<double, Block, void, Extents<101>> bad(world, 100); },
+                                    "requires n to be X's static extent 101 (got 100)")));
+  REQUIRE(all_ok(world, throws_with(
+                            [&] {
+                              DistArray<double, Dist<Block, Block>, void, Extents<12, dynamic>> bad(world, {13, 2},
+                                                                                                   Grid{p, 1});
+                            },
+                            "requires extent 0 to be X's static extent 12 (got 13)")));
+}

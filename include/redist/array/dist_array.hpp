@@ -24,6 +24,7 @@
 #include <redist/detail/hash.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/dist/distribution.hpp>
+#include <redist/dist/extents.hpp>
 #include <redist/dist/grid.hpp>
 #include <redist/schedule/schedule.hpp>
 
@@ -59,12 +60,18 @@ struct as_dist<Dist<D...>> {
 ///    Cyclic<S> -> Cyclic<T> pair takes its basic-cycle templates from static tables. G = void
 ///    (the default) is the grid of D's rank with dynamic extents; a grid of static type passed to
 ///    the constructor then gives its extents at run time only.
+///  - X, when given, is Extents<E...> of D's rank: the global extents in the type (each static or
+///    `dynamic`). The extents passed to the constructor must equal the static ones (a redist::error
+///    otherwise), and an array of fully static extents can omit them (DistArray<double, Cyclic<8>,
+///    Grid<4>, Extents<1024>> a(world)). Assigning arrays whose static extents differ does not
+///    compile; with static distributions and grid as well, message_table<A, B>() is a constant
+///    expression.
 /// `b = a` redistributes a's values into b's layout (collective) between any two layouts of
 /// the same rank and extents, on any grids of one communicator; the plan is cached in b, so
 /// repeating it does no index work. Construction is collective: every rank passes the same
 /// arguments (storage.ld may differ, as ScaLAPACK's LLD); with default_options().check_consistency
 /// one small all-reduce verifies that, and a bad parameter throws redist::error on every rank.
-template <class T, class D, class G>
+template <class T, class D, class G, class X>
 class DistArray {
   static_assert(detail::is_dist<D> || enable_distribution<D>,
                 "redist::DistArray<T, D> requires D to be a redist distribution (Block, Cyclic<X>, GenBlock, Dist<...>, "
@@ -86,6 +93,20 @@ class DistArray {
   static_assert(grid_type::rank() == rank(), "redist::DistArray<T, D, G> requires a grid type of the same rank as D");
   /// True when D is a 1-D distribution (the array was declared 1-D).
   static constexpr bool one_dimensional = !detail::is_dist<D>;
+  static_assert([] {
+    if constexpr (std::is_void_v<X>) return true;
+    else return X::rank() == rank();
+  }(), "redist::DistArray<T, D, G, X> requires X to be redist::Extents<E...> of the same rank as D");
+  /// Extent d as the type states it (X's), or `dynamic`.
+  static constexpr std::size_t static_extent(std::size_t d) noexcept {
+    if constexpr (std::is_void_v<X>) return (void)d, dynamic;
+    else return X::static_extent(d);
+  }
+  /// True when every extent is in the type.
+  static constexpr bool has_static_extents() noexcept {
+    if constexpr (std::is_void_v<X>) return false;
+    else return X::is_static();
+  }
 
   /// N-D: `extents` laid out by dist on grid (on ranks grid.first() ... of comm).
   template <std::size_t... E>
@@ -125,6 +146,13 @@ class DistArray {
     requires(one_dimensional && std::default_initializable<D>)
       : DistArray(comm, n, D{}) {}
 
+  /// Extents, distribution and (N-D) grid all from the type: DistArray<double, Cyclic<8>,
+  /// Grid<4>, Extents<1024>> a(world), DistArray<double, Dist<Block, Block>, Grid<2, 2>,
+  /// Extents<64, 64>> m(world).
+  explicit DistArray(Communicator comm)
+    requires(has_static_extents() && std::default_initializable<D> && (one_dimensional || grid_type::rank_dynamic() == 0))
+      : DistArray(from_type{}, comm, static_extents()) {}
+
   DistArray(const DistArray&) = default;
   DistArray(DistArray&&) noexcept = default;
   DistArray& operator=(DistArray&&) noexcept = default;
@@ -134,8 +162,8 @@ class DistArray {
     if (this != &src) redistribute(src, *this, schedule::automatic);
     return *this;
   }
-  template <class U, class E, class H>
-  DistArray& operator=(const DistArray<U, E, H>& src) {
+  template <class U, class E, class H, class Y>
+  DistArray& operator=(const DistArray<U, E, H, Y>& src) {
     static_assert(std::is_same_v<U, T>,
                   "redist::DistArray assignment b = a requires a and b to have the same element type");
     redistribute(src, *this, schedule::automatic);
@@ -215,6 +243,19 @@ class DistArray {
  private:
   friend struct detail::array_access;
 
+  struct from_type {};
+  DistArray(from_type, Communicator comm, const extents_type& e)
+    requires(one_dimensional)
+      : DistArray(comm, e[0], D{}) {}
+  DistArray(from_type, Communicator comm, const extents_type& e)
+    requires(!one_dimensional)
+      : DistArray(comm, e, D{}, grid_type{}) {}
+  static constexpr extents_type static_extents() noexcept {
+    extents_type e{};
+    for (std::size_t d = 0; d < rank(); ++d) e[d] = static_cast<index_t>(static_extent(d));
+    return e;
+  }
+
   template <std::size_t... E>
   static mapping_type bind(const boost::mpi::communicator& comm, const extents_type& extents, const dist_type& dist,
                            const Grid<E...>& grid, const coords_type& offsets, Storage storage) {
@@ -229,6 +270,13 @@ class DistArray {
     std::optional<mapping_type> m;
     std::optional<std::string> failure;
     try {
+      for (std::size_t d = 0; d < rank(); ++d)
+        if (static_extent(d) != dynamic && static_cast<index_t>(static_extent(d)) != extents[d])
+          detail::report_error(std::string(one_dimensional ? "redist::DistArray<T, D, G, X>(comm, n) requires n"
+                                                           : "redist::DistArray<T, D, G, X>(comm, extents, grid) requires extent " +
+                                                                 std::to_string(d)) +
+                               " to be X's static extent " + std::to_string(static_extent(d)) + " (got " +
+                               std::to_string(extents[d]) + ")");
       if constexpr (one_dimensional) {
         if (grid.size() != comm.size() || grid.first() != 0)
           detail::report_error("redist::DistArray(comm, n, grid) requires the grid to hold every process of the "

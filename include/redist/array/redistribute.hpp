@@ -29,6 +29,7 @@ concept DistributedArray = requires(const A& a) {
   { A::rank() } -> std::convertible_to<std::size_t>;
   { A::one_dimensional } -> std::convertible_to<bool>;
   { A::static_nprocs() } -> std::convertible_to<std::size_t>;
+  { A::static_extent(std::size_t{0}) } -> std::convertible_to<std::size_t>;
   a.mapping();
   a.comm();
   a.local();
@@ -59,10 +60,24 @@ struct plan_layouts {
   using to_type = std::remove_cvref_t<decltype(of(std::declval<const Dst&>()))>;
 };
 
+/// False when some dimension d has static extents in both types, and they differ (dimension d of
+/// B is dimension perm(d) of A: d itself, or 1 - d for transpose(a)).
+template <class A, class B, bool Transposed = false>
+consteval bool static_extents_agree() {
+  if (A::rank() != B::rank()) return true;  // reported by its own check
+  for (std::size_t d = 0; d < B::rank(); ++d) {
+    const std::size_t ea = A::static_extent(Transposed ? B::rank() - 1 - d : d), eb = B::static_extent(d);
+    if (ea != dynamic && eb != dynamic && ea != eb) return false;
+  }
+  return true;
+}
+
 /// The checks every rank can make alone, made on every rank before any data moves.
 template <class A, class B>
 void check_compatible(const A& src, const B& dst, const char* call) {
   static_assert(A::rank() == B::rank(), "redist::redistribute(src, dst) requires src and dst to have the same rank");
+  static_assert(static_extents_agree<A, B>(),
+                "redist::redistribute(src, dst) requires src and dst to have the same static extents");
   int cmp = MPI_UNEQUAL;
   MPI_Comm_compare(static_cast<MPI_Comm>(src.comm()), static_cast<MPI_Comm>(dst.comm()), &cmp);
   if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
@@ -105,6 +120,8 @@ void redistribute(const TransposeView<A>& src, Dst& dst, S policy = {}, const op
                 "redist::redistribute(transpose(a), b) requires a and b to have the same element type");
   static_assert(SchedulePolicy<S>, "redist::redistribute(transpose(a), b, policy) requires policy to be a redist::schedule policy");
   static_assert(Dst::rank() == 2 && !Dst::one_dimensional, "redist::redistribute(transpose(a), b) requires b to be a 2-D array");
+  static_assert(detail::static_extents_agree<A, Dst, true>(),
+                "redist::redistribute(transpose(a), b) requires b's static extents to be a's swapped");
   const auto& a = src.array;
   int cmp = MPI_UNEQUAL;
   MPI_Comm_compare(static_cast<MPI_Comm>(a.comm()), static_cast<MPI_Comm>(dst.comm()), &cmp);

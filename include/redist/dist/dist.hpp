@@ -77,7 +77,7 @@ class Dist<D...>::mapping {
   static constexpr std::size_t rank() noexcept { return N; }
 
   template <std::size_t... E>
-  mapping(const Dist& dist, const extents_type& extents, const Grid<E...>& grid, const coords_type& offsets,
+  constexpr mapping(const Dist& dist, const extents_type& extents, const Grid<E...>& grid, const coords_type& offsets,
           Storage storage, int nprocs)
       : extents_{extents}, grid_{grid.to_dynamic()}, offsets_{offsets}, storage_{storage}, nprocs_{nprocs},
         maps_{bind(dist, extents, grid, std::index_sequence_for<D...>{})} {
@@ -98,29 +98,29 @@ class Dist<D...>::mapping {
     for (index_t e : extents) size_ = detail::checked_mul(size_, e, "the global size of an N-D array");
   }
 
-  index_t size() const noexcept { return size_; }
-  const extents_type& extents() const noexcept { return extents_; }
-  index_t extent(std::size_t d) const noexcept { return extents_[d]; }
+  constexpr index_t size() const noexcept { return size_; }
+  constexpr const extents_type& extents() const noexcept { return extents_; }
+  constexpr index_t extent(std::size_t d) const noexcept { return extents_[d]; }
   /// Ranks of the communicator (the grid may use fewer).
-  int nprocs() const noexcept { return nprocs_; }
-  const grid_type& grid() const noexcept { return grid_; }
-  const coords_type& offsets() const noexcept { return offsets_; }
-  const Storage& storage() const noexcept { return storage_; }
+  constexpr int nprocs() const noexcept { return nprocs_; }
+  constexpr const grid_type& grid() const noexcept { return grid_; }
+  constexpr const coords_type& offsets() const noexcept { return offsets_; }
+  constexpr const Storage& storage() const noexcept { return storage_; }
   /// The dimension that varies fastest in local storage.
-  std::size_t fastest() const noexcept { return storage_.order == Order::column_major ? 0 : N - 1; }
+  constexpr std::size_t fastest() const noexcept { return storage_.order == Order::column_major ? 0 : N - 1; }
 
-  std::optional<coords_type> coords_of(int r) const noexcept { return grid_.coords_of(r); }
+  constexpr std::optional<coords_type> coords_of(int r) const noexcept { return grid_.coords_of(r); }
 
   /// A rank-1 layout whose grid is the whole communicator from rank 0, with no source offset and
   /// tight storage: it places every element where its 1-D distribution on nprocs() processes
   /// does (linear()), so the 1-D plans of that distribution apply to it.
-  bool is_linear() const noexcept
+  constexpr bool is_linear() const noexcept
     requires(N == 1)
   {
     return grid_.first() == 0 && grid_.size() == nprocs_ && offsets_[0] == 0 && storage_.ld == 0;
   }
   /// The 1-D mapping of a rank-1 layout (D::mapping on grid extent 0 processes).
-  const auto& linear() const noexcept
+  constexpr const auto& linear() const noexcept
     requires(N == 1)
   {
     return std::get<0>(maps_);
@@ -128,30 +128,30 @@ class Dist<D...>::mapping {
 
   /// The 1-D mapping of dimension d applied at grid coordinate c: f(mapping, virtual process).
   template <class F>
-  decltype(auto) visit(std::size_t d, int c, F&& f) const {
+  constexpr decltype(auto) visit(std::size_t d, int c, F&& f) const {
     const int v = static_cast<int>(detail::floor_mod(c - offsets_[d], grid_.extent(d)));
     return visit_impl(d, v, f, std::index_sequence_for<D...>{});
   }
   /// LDDs of dimension d at grid coordinate c, in 1-D local indices of that dimension.
-  LddSet ldds(std::size_t d, int c) const {
+  constexpr LddSet ldds(std::size_t d, int c) const {
     return visit(d, c, [](const auto& m, int v) { return m.ldds(v); });
   }
-  index_t local_extent(std::size_t d, int c) const {
+  constexpr index_t local_extent(std::size_t d, int c) const {
     return visit(d, c, [](const auto& m, int v) { return m.local_size(v); });
   }
   /// Local extents of rank r (all zero outside the grid).
-  extents_type local_extents(int r) const {
+  constexpr extents_type local_extents(int r) const {
     extents_type e{};
     if (auto c = coords_of(r))
       for (std::size_t d = 0; d < N; ++d) e[d] = local_extent(d, (*c)[d]);
     return e;
   }
   /// The stride of the second-fastest dimension on rank r: max(storage().ld, local extent of the fastest).
-  index_t leading_dimension(int r) const {
+  constexpr index_t leading_dimension(int r) const {
     return std::max(storage_.ld, local_extents(r)[fastest()]);
   }
   /// Element strides of rank r's local storage, per dimension.
-  extents_type strides(int r) const {
+  constexpr extents_type strides(int r) const {
     const extents_type e = local_extents(r);
     extents_type s{};
     index_t step = 1;
@@ -163,7 +163,7 @@ class Dist<D...>::mapping {
     return s;
   }
   /// Elements of rank r's local storage (with the padding of a leading dimension), 0 when it holds nothing.
-  index_t local_size(int r) const {
+  constexpr index_t local_size(int r) const {
     const extents_type e = local_extents(r);
     index_t n = 1;
     for (std::size_t d = 0; d < N; ++d) {
@@ -174,7 +174,7 @@ class Dist<D...>::mapping {
   }
 
   /// Rank that owns the element at global multi-index g.
-  int owner(const extents_type& g) const {
+  constexpr int owner(const extents_type& g) const {
     coords_type c{};
     for (std::size_t d = 0; d < N; ++d)
       c[d] = static_cast<int>((visit(d, 0, [&](const auto& m, int) { return m.owner(g[d]); }) + offsets_[d]) %
@@ -182,14 +182,14 @@ class Dist<D...>::mapping {
     return grid_.rank_of(c);
   }
   /// Offset in its owner's local storage of the element at global multi-index g.
-  index_t local_offset(const extents_type& g) const {
+  constexpr index_t local_offset(const extents_type& g) const {
     const extents_type s = strides(owner(g));
     index_t off = 0;
     for (std::size_t d = 0; d < N; ++d) off += s[d] * visit(d, 0, [&](const auto& m, int) { return m.local_index(g[d]); });
     return off;
   }
   /// Global multi-index of rank r's local element at local multi-index l.
-  extents_type global_index(int r, const extents_type& l) const {
+  constexpr extents_type global_index(int r, const extents_type& l) const {
     extents_type g{};
     const auto c = coords_of(r);
     if (!c) detail::report_error("redist::DistArray::global_index(l) requires the rank to be in the grid");
@@ -214,16 +214,16 @@ class Dist<D...>::mapping {
     return h;
   }
 
-  friend bool operator==(const mapping&, const mapping&) = default;
+  friend constexpr bool operator==(const mapping&, const mapping&) = default;
 
  private:
   template <std::size_t... E, std::size_t... I>
-  static std::tuple<typename D::mapping...> bind(const Dist& dist, const extents_type& extents, const Grid<E...>& grid,
+  static constexpr std::tuple<typename D::mapping...> bind(const Dist& dist, const extents_type& extents, const Grid<E...>& grid,
                                                  std::index_sequence<I...>) {
     return {typename D::mapping(dist.template get<I>(), extents[I], grid.extent(I))...};
   }
   template <class F, std::size_t... I>
-  decltype(auto) visit_impl(std::size_t d, int v, F& f, std::index_sequence<I...>) const {
+  constexpr decltype(auto) visit_impl(std::size_t d, int v, F& f, std::index_sequence<I...>) const {
     using R = decltype(f(std::get<0>(maps_), v));
     if constexpr (std::is_void_v<R>) {
       ((I == d ? (f(std::get<I>(maps_), v), 0) : 0), ...);
