@@ -1,4 +1,4 @@
-/// @file Defines Transfer, one message of a redistribution as a scheduler sees it, and the degree checks every scheduler shares.
+/// @file Defines schedule::Transfer (the message type of index/transfer.hpp, as a scheduler sees it) and the degree checks every scheduler shares.
 #pragma once
 
 #include <algorithm>
@@ -8,21 +8,15 @@
 #include <vector>
 
 #include <redist/config.hpp>
+#include <redist/index/transfer.hpp>
 #include <redist/schedule/schedule.hpp>
 
 namespace redist::schedule {
 
-/// One message of a redistribution: `size` elements from rank `sender` to rank `receiver` (ranks
-/// of one communicator). sender == receiver is a local copy: it needs no step, and schedulers
-/// leave it out of every step, but it may be listed.
-struct Transfer {
-  int sender = 0;
-  int receiver = 0;
-  index_t size = 0;
-
-  constexpr bool local() const noexcept { return sender == receiver; }
-  friend constexpr bool operator==(const Transfer&, const Transfer&) = default;
-};
+/// One message of a redistribution (index/transfer.hpp): the schedulers' name for it. A local
+/// transfer (sender == receiver) needs no step, and these schedulers leave it out of every step,
+/// but it may be listed.
+using index::Transfer;
 
 /// The largest number of non-local transfers any rank sends or receives: no contention-free
 /// schedule (each rank sends at most one and receives at most one message per step) has fewer
