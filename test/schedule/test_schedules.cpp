@@ -305,6 +305,19 @@ TEST_CASE("A pair listed twice: relative_group colours the multigraph, caterpill
   CHECK(schedule::caterpillar_schedule(std::vector<Transfer>{}, 2).size() == 0);
 }
 
+TEST_CASE("max_degree counts local transfers only when told (LocalMessages)", "[schedule][degree]") {
+  // Rank 0 sends to itself and to 1, rank 1 receives from 0 and from itself, rank 2 only copies.
+  const std::vector<Transfer> t{{0, 0, 5}, {0, 1, 2}, {1, 1, 3}, {2, 2, 4}};
+  CHECK(schedule::max_degree(t, 3) == 1);
+  CHECK(schedule::max_degree(t, 3, schedule::LocalMessages::skipped) == 1);
+  CHECK(schedule::max_degree(t, 3, schedule::LocalMessages::counted) == 2);  // rank 0 sending, rank 1 receiving
+  CHECK(schedule::max_degree(std::vector<Transfer>{{1, 1, 4}}, 2) == 0);
+  CHECK(schedule::max_degree(std::vector<Transfer>{{1, 1, 4}}, 2, schedule::LocalMessages::counted) == 1);
+  CHECK(schedule::max_degree(std::vector<Transfer>{}, 2, schedule::LocalMessages::counted) == 0);
+  STATIC_REQUIRE(schedule::max_degree(std::array<Transfer, 2>{{{0, 0, 1}, {0, 1, 1}}}, 2,
+                                      schedule::LocalMessages::counted) == 2);
+}
+
 TEST_CASE("2-D: (BLOCK, BLOCK) on 2 × 4 -> 4 × 2 (Fig. 10's case) and random COM1 ∧ COM2 tables take max-degree steps",
           "[schedule][seed003][relative_group][2d]") {
   // COM[(i1, i2), (j1, j2)] = COM1[i1][j1] ∧ COM2[i2][j2], senders 4·i1 + i2, receivers 2·j1 + j2.

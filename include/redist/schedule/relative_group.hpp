@@ -194,7 +194,7 @@ constexpr std::vector<std::vector<int>> communication_table(std::span<const Tran
 ///    in list order. This replaces Algorithm 4, whose step 2.2 ERRATA 003 deems too vague.
 constexpr GlobalSchedule relative_group_schedule(std::span<const Transfer> transfers, int nprocs) {
   detail::check_transfers(transfers, nprocs, "relative_group_schedule");
-  const int delta = max_degree(transfers, nprocs);
+  const int delta = max_degree(transfers, nprocs, LocalMessages::skipped);
   std::vector<int> colour(transfers.size(), -1);
   if (delta == 0) return detail::steps_from_colours(colour, 0);
   const auto np = static_cast<std::size_t>(nprocs);
