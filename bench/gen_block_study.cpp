@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
       for (long c = 0; c < cases; ++c) {
         const auto a = random_sizes(n, nprocs, k, rng), b = random_sizes(n, nprocs, k, rng);
         const auto msgs = index::gen_block_messages(std::span<const index_t>(a), std::span<const index_t>(b));
-        const int d = schedule::max_degree(msgs, nprocs);
+        const int d = schedule::max_degree(msgs, nprocs, schedule::LocalMessages::counted);
         degree_sum += d;
         row.degree3plus += d >= 3;
         // Plain costs.

@@ -18,7 +18,7 @@
 #include "../support/simulator.hpp"
 
 using namespace redist;
-using index::GenBlockMessage;
+using schedule::Transfer;
 
 namespace {
 
@@ -43,15 +43,16 @@ Steps numbered(const schedule::GlobalSchedule& s) {
 }
 
 /// The messages by brute force: the owners of every element, runs of equal (source owner,
-/// destination owner) — nothing shared with index/gen_block.hpp.
-std::vector<GenBlockMessage> brute_messages(const test::Layout& src, const test::Layout& dst) {
-  std::vector<GenBlockMessage> out;
+/// destination owner) in global order, so that run k starts where run k - 1 ends — nothing
+/// shared with index/gen_block.hpp.
+std::vector<Transfer> brute_messages(const test::Layout& src, const test::Layout& dst) {
+  std::vector<Transfer> out;
   for (std::size_t g = 0; g < src.owner.size(); ++g) {
     const int s = src.owner[g], d = dst.owner[g];
     if (!out.empty() && out.back().sender == s && out.back().receiver == d)
       ++out.back().size;
     else
-      out.push_back({s, d, static_cast<index_t>(g), 1});
+      out.push_back({s, d, 1});
   }
   return out;
 }
@@ -59,7 +60,7 @@ std::vector<GenBlockMessage> brute_messages(const test::Layout& src, const test:
 /// Checks a global schedule against the message list: every message in exactly one step, no
 /// empty step, and (when contention_free) each source part sends and each destination part
 /// receives at most one message per step, its local message included.
-std::string check_global(const std::vector<GenBlockMessage>& msgs, int nprocs, const schedule::GlobalSchedule& s,
+std::string check_global(const std::vector<Transfer>& msgs, int nprocs, const schedule::GlobalSchedule& s,
                          bool contention_free) {
   std::vector<int> seen(msgs.size(), 0);
   for (std::size_t k = 0; k < s.size(); ++k) {
@@ -78,7 +79,7 @@ std::string check_global(const std::vector<GenBlockMessage>& msgs, int nprocs, c
 }
 
 /// Max over parts of the number of messages sent, and of received: counted here, not by the library.
-int brute_degree(const std::vector<GenBlockMessage>& msgs, int nprocs) {
+int brute_degree(const std::vector<Transfer>& msgs, int nprocs) {
   std::vector<int> out(static_cast<std::size_t>(nprocs), 0), in(out);
   int d = 0;
   for (const auto& m : msgs) d = std::max({d, ++out[m.sender], ++in[m.receiver]});
@@ -86,7 +87,7 @@ int brute_degree(const std::vector<GenBlockMessage>& msgs, int nprocs) {
 }
 
 /// Σ over steps of the largest cost, and max over parts of their total, computed here.
-double brute_cost(const std::vector<GenBlockMessage>& msgs, const schedule::GlobalSchedule& s, double r) {
+double brute_cost(const std::vector<Transfer>& msgs, const schedule::GlobalSchedule& s, double r) {
   double total = 0;
   for (const auto& step : s.steps) {
     double longest = 0;
@@ -95,7 +96,7 @@ double brute_cost(const std::vector<GenBlockMessage>& msgs, const schedule::Glob
   }
   return total;
 }
-double brute_bound(const std::vector<GenBlockMessage>& msgs, int nprocs, double r) {
+double brute_bound(const std::vector<Transfer>& msgs, int nprocs, double r) {
   std::vector<double> out(static_cast<std::size_t>(nprocs), 0), in(out);
   for (const auto& m : msgs) {
     const double c = m.sender == m.receiver ? m.size / r : double(m.size);
@@ -115,12 +116,15 @@ constexpr double fig2_tpdr_cost() {
 TEST_CASE("Figure 2: the 13 messages of (7,10,4,18,7,18,36) -> (10,14,18,14,14,12,18)", "[gen_block][seed002]") {
   const auto m = index::gen_block_messages(fig2_src, fig2_dst);
   // Sizes as printed in Figs. 4 and 6; senders and receivers from Fig. 2(a).
-  const std::vector<GenBlockMessage> paper{{0, 0, 0, 7},   {1, 0, 7, 3},   {1, 1, 10, 7},  {2, 1, 17, 4},
-                                           {3, 1, 21, 3},  {3, 2, 24, 15}, {4, 2, 39, 3},  {4, 3, 42, 4},
-                                           {5, 3, 46, 10}, {5, 4, 56, 8},  {6, 4, 64, 6},  {6, 5, 70, 12},
-                                           {6, 6, 82, 18}};
+  const std::vector<Transfer> paper{{0, 0, 7}, {1, 0, 3},  {1, 1, 7}, {2, 1, 4}, {3, 1, 3},  {3, 2, 15}, {4, 2, 3},
+                                    {4, 3, 4}, {5, 3, 10}, {5, 4, 8}, {6, 4, 6}, {6, 5, 12}, {6, 6, 18}};
   CHECK(m == paper);
-  CHECK(schedule::max_degree(m, 7) == 3);  // SP6 and DP1
+  // The list is in global order and tiles [0, 100): m_k starts at the sum of the sizes before it.
+  std::vector<index_t> begins{0};
+  for (const Transfer& x : m) begins.push_back(begins.back() + x.size);
+  CHECK(begins == std::vector<index_t>{0, 7, 10, 17, 21, 24, 39, 42, 46, 56, 64, 70, 82, 100});
+  CHECK(schedule::max_degree(m, 7, schedule::LocalMessages::counted) == 3);  // SP6 and DP1
+  CHECK(schedule::max_degree(m, 7) == 2);  // without the local m1, m3, m13: the general schedulers' count
   const GenBlock src(fig2_src), dst(fig2_dst);
   CHECK(m == brute_messages(test::oracle(src, 100, 7), test::oracle(dst, 100, 7)));
   CHECK(index::gen_block_messages(GenBlock::mapping(src, 100, 7), GenBlock::mapping(dst, 100, 7)) == m);
@@ -154,7 +158,7 @@ TEST_CASE("Figure 1: 11 messages 7 | 8 8 | 8 3 | 7 3 | 7 | 6 15 28, three steps,
   for (const auto& x : m) sizes.push_back(x.size);
   CHECK(sizes == std::vector<index_t>{7, 8, 8, 8, 3, 7, 3, 7, 6, 15, 28});  // ERRATA 002
   CHECK(m == brute_messages(test::oracle(GenBlock(fig1_src), 100, 6), test::oracle(GenBlock(fig1_dst), 100, 6)));
-  CHECK(schedule::max_degree(m, 6) == 3);  // SP5 and DP3
+  CHECK(schedule::max_degree(m, 6, schedule::LocalMessages::counted) == 3);  // SP5 and DP3
   // Fig. 1(c) (with the blank step 3 restored to {m9}) is contention-free.
   const schedule::GlobalSchedule fig1c{{{0, 2, 4, 6, 9}, {1, 3, 5, 7, 10}, {8}}};
   CHECK(check_global(m, 6, fig1c, true).empty());
@@ -175,8 +179,8 @@ TEST_CASE("Figure 1: 11 messages 7 | 8 8 | 8 3 | 7 3 | 7 | 6 15 28, three steps,
 TEST_CASE("LMR: a cheap local message changes degree reduction and colouring", "[gen_block][lmr]") {
   const double r = 10;
   const schedule::MessageCost lmr{r};
-  CHECK(lmr(GenBlockMessage{2, 2, 0, 99}) == Approx(9.9));
-  CHECK(lmr(GenBlockMessage{2, 3, 0, 99}) == 99);
+  CHECK(lmr(Transfer{2, 2, 99}) == Approx(9.9));
+  CHECK(lmr(Transfer{2, 3, 99}) == 99);
   {
     // (4, 20, 6) -> (8, 10, 12): m1 SP0->DP0 4 (local), m2 SP1->DP0 4, m3 SP1->DP1 10 (local),
     // m4 SP1->DP2 6, m5 SP2->DP2 6 (local). SP1 has degree 3 and puts its cheapest message into
@@ -259,7 +263,7 @@ TEST_CASE("Random GEN_BLOCK pairs: every schedule is complete, contention-free, 
     const auto msgs = index::gen_block_messages(mf, mt);
     REQUIRE(msgs == brute_messages(of, ot));
     const int d = brute_degree(msgs, nprocs);
-    REQUIRE(schedule::max_degree(msgs, nprocs) == d);
+    REQUIRE(schedule::max_degree(msgs, nprocs, schedule::LocalMessages::counted) == d);
     for (double r : ratios) {
       INFO("lmr ratio " << r);
       const schedule::MessageCost cost{r};

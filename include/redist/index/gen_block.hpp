@@ -7,34 +7,25 @@
 
 #include <redist/config.hpp>
 #include <redist/dist/gen_block.hpp>
+#include <redist/index/transfer.hpp>
 
 namespace redist::index {
 
-/// One edge of seed 002's bipartite graph: the elements [begin, begin + size) go from source
-/// part `sender` (SP) to destination part `receiver` (DP). A local message (sender == receiver)
-/// is an edge like any other: in the paper's model it occupies its node during its step.
-struct GenBlockMessage {
-  int sender = 0;
-  int receiver = 0;
-  index_t begin = 0;
-  index_t size = 0;
-
-  constexpr bool local() const noexcept { return sender == receiver; }
-  friend constexpr bool operator==(const GenBlockMessage&, const GenBlockMessage&) = default;
-};
-
-/// The messages of GEN_BLOCK(from_sizes) -> GEN_BLOCK(to_sizes), in increasing global order
-/// (message k is seed 002's m_{k+1}). O(P): a merge of the two lists of cuts
-///   [S_i, S_{i+1}) ∩ [D_j, D_{j+1}) ≠ ∅  |->  message (i, j, max(S_i, D_j), min(S_{i+1}, D_{j+1}) − max(S_i, D_j)).
-/// Empty parts send and receive nothing. Because both layouts are contiguous, a part's messages
-/// are consecutive in this list and go to consecutive non-empty parts of the other side (the
-/// consecutive-communication property), and each pair of parts exchanges at most one message.
-constexpr std::vector<GenBlockMessage> gen_block_messages(std::span<const index_t> from_sizes,
-                                                          std::span<const index_t> to_sizes) {
+/// The messages of GEN_BLOCK(from_sizes) -> GEN_BLOCK(to_sizes), the edges of seed 002's
+/// bipartite graph from source part `sender` (SP) to destination part `receiver` (DP), in
+/// increasing global order (message k is seed 002's m_{k+1}). O(P): a merge of the two lists of cuts
+///   [S_i, S_{i+1}) ∩ [D_j, D_{j+1}) ≠ ∅  |->  Transfer{i, j, min(S_{i+1}, D_{j+1}) − max(S_i, D_j)}.
+/// The messages tile [0, n) in list order: message k holds the elements from the sum of the
+/// sizes before it on. Empty parts send and receive nothing. Because both layouts are
+/// contiguous, a part's messages are consecutive in this list and go to consecutive non-empty
+/// parts of the other side (the consecutive-communication property), and each pair of parts
+/// exchanges at most one message. A local message (sender == receiver) is listed like any other.
+constexpr std::vector<Transfer> gen_block_messages(std::span<const index_t> from_sizes,
+                                                   std::span<const index_t> to_sizes) {
   if (from_sizes.size() != to_sizes.size())
     redist::detail::report_error("redist::index::gen_block_messages(from, to) requires from and to to have as many parts");
   const int nparts = static_cast<int>(from_sizes.size());
-  std::vector<GenBlockMessage> out;
+  std::vector<Transfer> out;
   int i = 0, j = 0;
   index_t pos = 0;          // everything before pos has been assigned to a message
   index_t s_end = 0, d_end = 0;
@@ -53,7 +44,7 @@ constexpr std::vector<GenBlockMessage> gen_block_messages(std::span<const index_
       continue;
     }
     const index_t end = s_end < d_end ? s_end : d_end;
-    out.push_back(GenBlockMessage{i, j, pos, end - pos});
+    out.push_back(Transfer{i, j, end - pos});
     pos = end;
   }
   // Whatever is left on either side must be empty parts, or the sizes do not sum alike.
@@ -65,7 +56,7 @@ constexpr std::vector<GenBlockMessage> gen_block_messages(std::span<const index_
 }
 
 /// The messages between two bound GenBlock layouts (same n and P).
-inline std::vector<GenBlockMessage> gen_block_messages(const GenBlock::mapping& from, const GenBlock::mapping& to) {
+inline std::vector<Transfer> gen_block_messages(const GenBlock::mapping& from, const GenBlock::mapping& to) {
   REDIST_EXPECTS(from.nprocs() == to.nprocs() && from.size() == to.size(),
                  "redist::index::gen_block_messages(from, to) requires from and to to have the same n and P");
   std::vector<index_t> fs(static_cast<std::size_t>(from.nprocs())), ts(fs.size());

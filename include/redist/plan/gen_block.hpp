@@ -23,27 +23,24 @@ namespace detail {
 /// receives from m.sender}. Every step of g is a step of the row (possibly empty for this rank),
 /// so all ranks run the same number of steps; a local message needs no MPI (runtime copies it).
 inline Plan plan_from_global(const GenBlock::mapping& from, const GenBlock::mapping& to, int rank,
-                             const std::vector<index::GenBlockMessage>& msgs, const schedule::GlobalSchedule& g) {
+                             std::span<const schedule::Transfer> msgs, const schedule::GlobalSchedule& g) {
   Plan plan = build_plan(from, to, rank);
-  std::vector<schedule::Transfer> transfers;
-  transfers.reserve(msgs.size());
-  for (const index::GenBlockMessage& m : msgs) transfers.push_back({m.sender, m.receiver, m.size});
-  apply_global_schedule(plan, std::span<const schedule::Transfer>(transfers), g);
+  apply_global_schedule(plan, msgs, g);
   return plan;
 }
 
 template <class M>
 inline constexpr bool is_gen_block_mapping = std::is_same_v<std::remove_cvref_t<M>, GenBlock::mapping>;
 
-inline schedule::GlobalSchedule gen_block_schedule(std::span<const index::GenBlockMessage> msgs, int nprocs,
+inline schedule::GlobalSchedule gen_block_schedule(std::span<const schedule::Transfer> msgs, int nprocs,
                                                    schedule::tpdr_t p) {
   return schedule::tpdr_schedule(msgs, nprocs, {p.lmr_ratio});
 }
-inline schedule::GlobalSchedule gen_block_schedule(std::span<const index::GenBlockMessage> msgs, int nprocs,
+inline schedule::GlobalSchedule gen_block_schedule(std::span<const schedule::Transfer> msgs, int nprocs,
                                                    schedule::etpdr_t p) {
   return schedule::etpdr_schedule(msgs, nprocs, {p.lmr_ratio});
 }
-inline schedule::GlobalSchedule gen_block_schedule(std::span<const index::GenBlockMessage> msgs, int nprocs,
+inline schedule::GlobalSchedule gen_block_schedule(std::span<const schedule::Transfer> msgs, int nprocs,
                                                    schedule::list_t p) {
   return schedule::list_schedule(msgs, nprocs, {p.lmr_ratio});
 }

@@ -12,6 +12,7 @@
 #include <redist/config.hpp>
 #include <redist/index/gen_block.hpp>
 #include <redist/schedule/schedule.hpp>
+#include <redist/schedule/transfer.hpp>
 
 namespace redist::schedule {
 
@@ -63,17 +64,19 @@ inline constexpr bool is_policy<list_t> = true;
 /// point-to-point speed (runtime::local_remote_ratio measures it). lmr_ratio == 1 is plain size.
 struct MessageCost {
   double lmr_ratio = 1.0;
-  constexpr double operator()(const index::GenBlockMessage& m) const noexcept {
+  constexpr double operator()(const Transfer& m) const noexcept {
     return m.local() ? static_cast<double>(m.size) / lmr_ratio : static_cast<double>(m.size);
   }
 };
 
-// GlobalSchedule (schedule/schedule.hpp): here steps[k] holds the indices (into the message
-// list of index::gen_block_messages, increasing) of the messages of step k + 1.
+// The message list `msgs` below is index::gen_block_messages' (Transfers in global order, a
+// part's messages consecutive). A local message is an edge like any other: it occupies its
+// source and its destination part during its step, so degrees count it (LocalMessages::counted).
+// GlobalSchedule (schedule/schedule.hpp): here steps[k] holds the indices (into msgs,
+// increasing) of the messages of step k + 1.
 
 /// Σ over steps of the largest message of the step, by cost (seed 002's schedule cost).
-constexpr double schedule_cost(std::span<const index::GenBlockMessage> msgs, const GlobalSchedule& s,
-                               MessageCost cost = {}) {
+constexpr double schedule_cost(std::span<const Transfer> msgs, const GlobalSchedule& s, MessageCost cost = {}) {
   double total = 0;
   for (const auto& step : s.steps) {
     double longest = 0;
@@ -85,7 +88,7 @@ constexpr double schedule_cost(std::span<const index::GenBlockMessage> msgs, con
 
 /// max over nodes (source and destination parts) of the total cost of their messages: no
 /// schedule in which a node handles one message per step costs less.
-constexpr double lower_bound(std::span<const index::GenBlockMessage> msgs, int nprocs, MessageCost cost = {}) {
+constexpr double lower_bound(std::span<const Transfer> msgs, int nprocs, MessageCost cost = {}) {
   std::vector<double> load(2 * static_cast<std::size_t>(nprocs), 0.0);
   for (const auto& m : msgs) {
     load[m.sender] += cost(m);
@@ -93,18 +96,6 @@ constexpr double lower_bound(std::span<const index::GenBlockMessage> msgs, int n
   }
   double best = 0;
   for (double x : load) best = std::max(best, x);
-  return best;
-}
-
-/// The largest number of messages a source or a destination part takes part in: the minimum
-/// number of contention-free steps (seed 002, Sec. 3).
-constexpr int max_degree(std::span<const index::GenBlockMessage> msgs, int nprocs) {
-  std::vector<int> deg(2 * static_cast<std::size_t>(nprocs), 0);
-  int best = 0;
-  for (const auto& m : msgs) {
-    best = std::max(best, ++deg[m.sender]);
-    best = std::max(best, ++deg[nprocs + m.receiver]);
-  }
   return best;
 }
 
@@ -122,12 +113,12 @@ constexpr void check_lmr_ratio(double r, const char* call) {
 /// P + q destination part q (DP_q). A node's messages are consecutive in the message list, so a
 /// node is the range [first, last) of message indices.
 struct GenBlockGraph {
-  std::span<const index::GenBlockMessage> msgs;
+  std::span<const Transfer> msgs;
   int nprocs = 0;
   std::vector<double> cost;
   std::vector<std::size_t> first, last;
 
-  constexpr GenBlockGraph(std::span<const index::GenBlockMessage> m, int p, MessageCost c) : msgs{m}, nprocs{p} {
+  constexpr GenBlockGraph(std::span<const Transfer> m, int p, MessageCost c) : msgs{m}, nprocs{p} {
     const std::size_t nodes = 2 * static_cast<std::size_t>(p);
     first.assign(nodes, no_message);
     last.assign(nodes, 0);
@@ -168,10 +159,10 @@ enum class edge_complement { off, on };
 
 /// TPDR (edge_complement::off) and E-TPDR (edge_complement::on), seed 002 Sec. 4.1 and 4.2.
 ///   G = (SP ∪ DP, messages), d = Δ(G)  |->  steps d, d−1, ..., 3 by degree reduction, 1 and 2 by colouring.
-constexpr GlobalSchedule two_phase_degree_reduction(std::span<const index::GenBlockMessage> msgs, int nprocs,
+constexpr GlobalSchedule two_phase_degree_reduction(std::span<const Transfer> msgs, int nprocs,
                                                     MessageCost cost, edge_complement extend) {
   const GenBlockGraph g(msgs, nprocs, cost);
-  const int d = max_degree(msgs, nprocs);
+  const int d = max_degree(msgs, nprocs, LocalMessages::counted);
   std::vector<int> step_of(msgs.size(), 0);
   std::vector<int> degree(g.nodes(), 0);
   for (std::size_t i = 0; i < msgs.size(); ++i) {
@@ -284,16 +275,14 @@ constexpr GlobalSchedule two_phase_degree_reduction(std::span<const index::GenBl
 /// steps 1 and 2 by the adjustable two-colouring of the consecutive sections. Contention-free:
 /// a part sends at most one and receives at most one message per step (its local message
 /// included). O(d·P log P + |E|).
-constexpr GlobalSchedule tpdr_schedule(std::span<const index::GenBlockMessage> msgs, int nprocs,
-                                       MessageCost cost = {}) {
+constexpr GlobalSchedule tpdr_schedule(std::span<const Transfer> msgs, int nprocs, MessageCost cost = {}) {
   detail::check_lmr_ratio(cost.lmr_ratio, "tpdr_schedule(msgs, P, cost)");
   return detail::two_phase_degree_reduction(msgs, nprocs, cost, detail::edge_complement::off);
 }
 
 /// E-TPDR (seed 002, Sec. 4.2): TPDR whose degree-reduction steps are filled up by the edge
 /// complement. Same step count and contention freedom as TPDR. O(d·|E| log |E|).
-constexpr GlobalSchedule etpdr_schedule(std::span<const index::GenBlockMessage> msgs, int nprocs,
-                                        MessageCost cost = {}) {
+constexpr GlobalSchedule etpdr_schedule(std::span<const Transfer> msgs, int nprocs, MessageCost cost = {}) {
   detail::check_lmr_ratio(cost.lmr_ratio, "etpdr_schedule(msgs, P, cost)");
   return detail::two_phase_degree_reduction(msgs, nprocs, cost, detail::edge_complement::on);
 }
@@ -305,11 +294,10 @@ constexpr GlobalSchedule etpdr_schedule(std::span<const index::GenBlockMessage> 
 /// along the alternating path of a/b messages that starts at the receiver (a Kempe chain; it
 /// never reaches the sender in a bipartite graph), which frees the receiver in step a.
 /// d steps, contention-free. O(|E| log |E| + relocations · d).
-constexpr GlobalSchedule list_schedule(std::span<const index::GenBlockMessage> msgs, int nprocs,
-                                       MessageCost cost = {}) {
+constexpr GlobalSchedule list_schedule(std::span<const Transfer> msgs, int nprocs, MessageCost cost = {}) {
   detail::check_lmr_ratio(cost.lmr_ratio, "list_schedule(msgs, P, cost)");
   const detail::GenBlockGraph g(msgs, nprocs, cost);
-  const int d = max_degree(msgs, nprocs);
+  const int d = max_degree(msgs, nprocs, LocalMessages::counted);
   const std::size_t nd = static_cast<std::size_t>(d);
   std::vector<std::size_t> order(msgs.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -356,7 +344,7 @@ constexpr GlobalSchedule list_schedule(std::span<const index::GenBlockMessage> m
 }
 
 /// The plain exchange: one step with every message (not contention-free).
-constexpr GlobalSchedule all_at_once_schedule(std::span<const index::GenBlockMessage> msgs) {
+constexpr GlobalSchedule all_at_once_schedule(std::span<const Transfer> msgs) {
   GlobalSchedule s;
   if (!msgs.empty()) s.steps.emplace_back();
   for (std::size_t i = 0; i < msgs.size(); ++i) s.steps.back().push_back(i);
@@ -393,7 +381,7 @@ struct CostModel {
 };
 
 /// The predicted time of a schedule under the model.
-constexpr double predicted_seconds(std::span<const index::GenBlockMessage> msgs, int nprocs, const GlobalSchedule& s,
+constexpr double predicted_seconds(std::span<const Transfer> msgs, int nprocs, const GlobalSchedule& s,
                                    const CostModel& model = {}) {
   const MessageCost cost{model.lmr_ratio};
   std::vector<int> load(2 * static_cast<std::size_t>(nprocs), 0);
@@ -419,7 +407,7 @@ constexpr double predicted_seconds(std::span<const index::GenBlockMessage> msgs,
 /// unless the model predicts the all-at-once exchange strictly faster.
 enum class automatic_choice { etpdr_lmr, all_at_once };
 
-constexpr automatic_choice choose_automatic(std::span<const index::GenBlockMessage> msgs, int nprocs,
+constexpr automatic_choice choose_automatic(std::span<const Transfer> msgs, int nprocs,
                                             const GlobalSchedule& etpdr_lmr, const CostModel& model = {}) {
   const double steps = predicted_seconds(msgs, nprocs, etpdr_lmr, model);
   const double all = predicted_seconds(msgs, nprocs, all_at_once_schedule(msgs), model);
