@@ -141,17 +141,17 @@ struct GenBlockGraph {
 };
 
 /// Steps numbered 1 ... d (step_of[i] == 0: not scheduled) -> GlobalSchedule of d steps, each
-/// in increasing message order.
+/// in increasing message order (steps_from_colours); every message scheduled and no step empty.
 constexpr GlobalSchedule steps_to_table(const std::vector<int>& step_of, int d) {
-  GlobalSchedule s;
-  s.steps.resize(static_cast<std::size_t>(d));
+  std::vector<int> colour(step_of.size());
   for (std::size_t i = 0; i < step_of.size(); ++i) {
     if (step_of[i] < 1 || step_of[i] > d)
       redist::detail::report_error("redist::schedule: internal error, a message was left unscheduled");
-    s.steps[static_cast<std::size_t>(step_of[i] - 1)].push_back(i);
+    colour[i] = step_of[i] - 1;
   }
-  for (const auto& step : s.steps)
-    if (step.empty()) redist::detail::report_error("redist::schedule: internal error, an empty step");
+  GlobalSchedule s = steps_from_colours(colour, d);
+  if (s.size() != static_cast<std::size_t>(d))
+    redist::detail::report_error("redist::schedule: internal error, an empty step");
   return s;
 }
 
@@ -164,11 +164,7 @@ constexpr GlobalSchedule two_phase_degree_reduction(std::span<const Transfer> ms
   const GenBlockGraph g(msgs, nprocs, cost);
   const int d = max_degree(msgs, nprocs, LocalMessages::counted);
   std::vector<int> step_of(msgs.size(), 0);
-  std::vector<int> degree(g.nodes(), 0);
-  for (std::size_t i = 0; i < msgs.size(); ++i) {
-    ++degree[g.sender(i)];
-    ++degree[g.receiver(i)];
-  }
+  std::vector<int> degree = node_degrees(msgs, nprocs, LocalMessages::counted);  // v's unscheduled messages (g's nodes)
   std::vector<int> marked(g.nodes(), 0);  // marked[v] == k: v is busy ("red") in step k
   auto schedule_into = [&](std::size_t i, int k) {
     step_of[i] = k;
