@@ -1,14 +1,16 @@
-/// @file Defines Redistribution (planner<Policy>'s plan bound to two layouts, with its workspace) and the plan cache of DistArray.
+/// @file Defines Redistribution (planner<Policy>'s plan bound to two layouts, with its workspace) and PlanCache, the plan cache of arrays and gemr2d.
 #pragma once
 
 #include <algorithm>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
-#include <typeinfo>
 #include <span>
+#include <typeinfo>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -179,42 +181,79 @@ class Redistribution {
 };
 
 namespace detail {
-/// One cached Redistribution of a destination array, type-erased over the source layout.
-/// Copying an array does not copy its cache.
+/// Plans kept by their owner, most recently used first, at most `capacity` of them: a
+/// destination array keeps one (its last source layout and policy), gemr2d keeps eight per
+/// process. An entry is a Redistribution with what its owner finds it by, type-erased over
+/// the layouts; copying a cache (an array) does not copy its plans.
 class PlanCache {
  public:
-  PlanCache() = default;
-  PlanCache(const PlanCache&) noexcept {}
+  /// The base of every entry.
+  struct entry_base {
+    virtual ~entry_base() = default;
+  };
+
+  explicit PlanCache(std::size_t capacity = 1) noexcept : capacity_{capacity} {}
+  PlanCache(const PlanCache& o) noexcept : capacity_{o.capacity_} {}
   PlanCache& operator=(const PlanCache&) noexcept { return *this; }
   PlanCache(PlanCache&&) noexcept = default;
   PlanCache& operator=(PlanCache&&) noexcept = default;
 
-  /// The cached plan for (from, to, policy) on comm, or a new one replacing it.
+  /// The first entry of type E for which match(entry) holds, or nullptr. Does not reorder.
+  template <class E, class Match>
+  E* find(Match&& match) const {
+    for (const auto& p : entries_)
+      if (auto* e = dynamic_cast<E*>(p.get()); e != nullptr && match(*e)) return e;
+    return nullptr;
+  }
+  /// Makes e the most recently used entry.
+  void touch(const entry_base* e) {
+    auto it = position(e);
+    if (it != entries_.end()) std::rotate(entries_.begin(), it, std::next(it));
+  }
+  void erase(const entry_base* e) {
+    auto it = position(e);
+    if (it != entries_.end()) entries_.erase(it);
+  }
+  /// A new entry E(args...) in front; the least recently used one is released first when the
+  /// cache is full (so that its plan and scratch are freed before the new plan is built).
+  template <class E, class... Args>
+  E& emplace(Args&&... args) {
+    if (entries_.size() >= capacity_) entries_.pop_back();
+    auto e = std::make_unique<E>(std::forward<Args>(args)...);
+    E& ref = *e;
+    entries_.insert(entries_.begin(), std::move(e));
+    return ref;
+  }
+  void clear() noexcept { entries_.clear(); }
+  std::size_t size() const noexcept { return entries_.size(); }
+
+  /// The cached Redistribution of (from, to, policy, opts) on comm, or a new one in its place.
   template <class From, class To, class Policy>
   Redistribution<From, To, Policy>& get(const From& from, const To& to, const Policy& policy, const options& opts,
                                         const boost::mpi::communicator& comm) {
-    using E = entry<From, To, Policy>;
-    auto* e = dynamic_cast<E*>(entry_.get());
-    if (e == nullptr || e->comm != static_cast<MPI_Comm>(comm) || !e->r.matches(from, to, policy, opts)) {
-      entry_.reset();  // release the old plan and scratch first
-      entry_ = std::make_unique<E>(static_cast<MPI_Comm>(comm), from, to, comm.rank(), policy, opts);
-      e = static_cast<E*>(entry_.get());
-    }
+    using E = layouts_entry<From, To, Policy>;
+    const MPI_Comm c = static_cast<MPI_Comm>(comm);
+    E* e = find<E>([&](const E& x) { return x.comm == c && x.r.matches(from, to, policy, opts); });
+    if (e == nullptr) return emplace<E>(c, from, to, comm.rank(), policy, opts).r;
+    touch(e);
     return e->r;
   }
 
  private:
-  struct entry_base {
-    virtual ~entry_base() = default;
-  };
   template <class From, class To, class Policy>
-  struct entry : entry_base {
-    entry(MPI_Comm c, const From& from, const To& to, int rank, const Policy& policy, const options& opts)
+  struct layouts_entry : entry_base {
+    layouts_entry(MPI_Comm c, const From& from, const To& to, int rank, const Policy& policy, const options& opts)
         : comm{c}, r{from, to, rank, policy, opts} {}
     MPI_Comm comm;
     Redistribution<From, To, Policy> r;
   };
-  std::unique_ptr<entry_base> entry_;
+
+  std::vector<std::unique_ptr<entry_base>>::iterator position(const entry_base* e) {
+    return std::find_if(entries_.begin(), entries_.end(), [&](const auto& p) { return p.get() == e; });
+  }
+
+  std::size_t capacity_;
+  std::vector<std::unique_ptr<entry_base>> entries_;
 };
 }  // namespace detail
 

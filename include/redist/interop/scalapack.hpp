@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
-#include <list>
 #include <optional>
 #include <span>
 #include <string>
@@ -236,20 +235,25 @@ struct CallKey {
   friend bool operator==(const CallKey&, const CallKey&) = default;
 };
 
-struct CacheEntry {
+/// A gemr2d plan, found by the call's arguments, with the local windows it runs on.
+struct CacheEntry : redist::detail::PlanCache::entry_base {
+  CacheEntry(const CallKey& k, std::uint64_t h, Redistribution<SubMapping, SubMapping> plan, index_t as, index_t an,
+             index_t bs, index_t bn)
+      : key{k}, agreed{h}, r{std::move(plan)}, a_start{as}, a_size{an}, b_start{bs}, b_size{bn} {}
   CallKey key;
   std::uint64_t agreed = 0;  // hash of the values all ranks agreed on
   Redistribution<SubMapping, SubMapping> r;
   index_t a_start = 0, a_size = 0, b_start = 0, b_size = 0;
 };
 
-/// The gemr2d plans of this process, most recent first. Eviction is per process; a miss on any
-/// rank makes every rank rebuild (see gemr2d), so ranks never run different plans.
-inline std::list<CacheEntry>& gemr2d_cache() {
-  static std::list<CacheEntry> cache;
+inline constexpr std::size_t gemr2d_cache_capacity = 8;
+/// The gemr2d plans of this process: the arrays' PlanCache, holding eight. Eviction is per
+/// process; a miss on any rank makes every rank rebuild (see gemr2d), so ranks never run
+/// different plans.
+inline redist::detail::PlanCache& gemr2d_cache() {
+  static redist::detail::PlanCache cache{gemr2d_cache_capacity};
   return cache;
 }
-inline constexpr std::size_t gemr2d_cache_capacity = 8;
 
 /// The values of one matrix every rank in its context must agree on (10), then the call's (7).
 enum : std::size_t { n_matrix = 10, n_args = 7 };
@@ -340,9 +344,8 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
   if (!pre_error && in_a) pre_error = check_local(call, "desca", desca, grida, rank, nprocs);
   if (!pre_error && in_b) pre_error = check_local(call, "descb", descb, gridb, rank, nprocs);
 
-  auto& cache = gemr2d_cache();
-  auto hit = pre_error ? cache.end()
-                       : std::find_if(cache.begin(), cache.end(), [&](const CacheEntry& e) { return e.key == key; });
+  redist::detail::PlanCache& cache = gemr2d_cache();
+  CacheEntry* hit = pre_error ? nullptr : cache.find<CacheEntry>([&](const CacheEntry& e) { return e.key == key; });
 
   // One all-reduce (max) agrees on everything: whether any rank failed or missed its cache,
   // and each value as the pair (v, ~v), so that max(~v) = ~min(v) shows whether ranks differ.
@@ -351,7 +354,7 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
   constexpr std::size_t n_values = n_args + 2 * n_matrix + 1;
   std::vector<index_t> mine(2 + 2 * n_values, none), all(mine.size());
   mine[0] = pre_error ? 1 : 0;
-  mine[1] = hit == cache.end() ? 1 : 0;
+  mine[1] = hit == nullptr ? 1 : 0;
   auto put = [&](std::size_t k, index_t v) {
     mine[2 + 2 * k] = v;
     mine[3 + 2 * k] = ~v;
@@ -365,7 +368,7 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
     const auto v = matrix_values(descb, gridb);
     for (std::size_t k = 0; k < n_matrix; ++k) put(n_args + n_matrix + k, v[k]);
   }
-  if (hit != cache.end()) put(n_values - 1, static_cast<index_t>(hit->agreed));
+  if (hit != nullptr) put(n_values - 1, static_cast<index_t>(hit->agreed));
   MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX,
                 static_cast<MPI_Comm>(comm));
   auto given = [&](std::size_t k) { return !(all[2 + 2 * k] == none && all[3 + 2 * k] == none); };
@@ -374,8 +377,8 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
 
   // Fast path: every rank has a plan for its arguments, all made under the same agreed values.
   if (all[0] == 0 && all[1] == 0 && same(n_values - 1)) {
-    if (hit != cache.begin()) cache.splice(cache.begin(), cache, hit);
-    CacheEntry& e = cache.front();
+    cache.touch(hit);
+    CacheEntry& e = *hit;
     e.r.run(comm, std::span<const T>(a + e.a_start, static_cast<std::size_t>(e.a_size)),
             std::span<T>(b + e.b_start, static_cast<std::size_t>(e.b_size)));
     return;
@@ -430,17 +433,16 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
   redist::detail::agree(comm, call, {}, post_error);
 
   // Plan: the two sub-matrices as layouts of their own (see BlockCyclic), over the local buffers.
-  if (hit != cache.end()) cache.erase(hit);  // every rank rebuilds, so that all run a new plan's first run
+  if (hit != nullptr) cache.erase(hit);  // every rank rebuilds, so that all run a new plan's first run
   const SubLayout sa = sub_layout(mat[0], in_a ? desca.lld : 0, m, n, ia - 1, ja - 1, rank, nprocs);
   const SubLayout sb = sub_layout(mat[1], in_b ? descb.lld : 0, m, n, ib - 1, jb - 1, rank, nprocs);
   std::array<index_t, n_args + 2 * n_matrix> agreed{};
   std::copy(key.args.begin(), key.args.end(), agreed.begin());
   std::copy(mat[0].begin(), mat[0].end(), agreed.begin() + n_args);
   std::copy(mat[1].begin(), mat[1].end(), agreed.begin() + n_args + n_matrix);
-  cache.emplace_front(key, hash_values(agreed), Redistribution<SubMapping, SubMapping>(sa.mapping, sb.mapping, rank),
-                      sa.start, sa.size, sb.start, sb.size);
-  if (cache.size() > gemr2d_cache_capacity) cache.pop_back();
-  CacheEntry& e = cache.front();
+  CacheEntry& e = cache.emplace<CacheEntry>(key, hash_values(agreed),
+                                            Redistribution<SubMapping, SubMapping>(sa.mapping, sb.mapping, rank),
+                                            sa.start, sa.size, sb.start, sb.size);
   e.r.run(comm, std::span<const T>(a + e.a_start, static_cast<std::size_t>(e.a_size)),
           std::span<T>(b + e.b_start, static_cast<std::size_t>(e.b_size)));
 }
