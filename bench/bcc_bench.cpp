@@ -106,8 +106,8 @@ Row time_method(const mpi::communicator& world, const std::string& method, Pair 
       steps += static_cast<long>(ph->schedule.size());
     }
   } else {
-    messages = static_cast<long>(plan.plan().sends.size());
-    steps = static_cast<long>(plan.plan().schedule.size());
+    messages = static_cast<long>(redist::messages_of(plan.plan()).sends.size());
+    steps = static_cast<long>(redist::messages_of(plan.plan()).schedule.size());
   }
   messages = mpi::all_reduce(world, messages, std::plus<long>());
   steps = mpi::all_reduce(world, steps, mpi::maximum<long>());

@@ -167,7 +167,7 @@ std::vector<Row> run_case(const mpi::communicator& comm, const std::string& sect
     m.row = Row{section, method, d, k, P, n, 0.0, pred, 0, false, 0.0};
     m.call = [plan, &a, &b] { plan->execute(a, b); };
     m.describe = [plan, method](Row& r) {
-      r.steps = static_cast<long>(plan->plan().schedule.size());
+      r.steps = static_cast<long>(redist::messages_of(plan->plan()).schedule.size());
       if constexpr (std::is_same_v<std::decay_t<decltype(plan->plan())>, redist::CirculantPlan>) {
         const redist::CirculantPlan& cp = plan->plan();
         if (cp.runs_circulant()) r.steps = static_cast<long>(cp.steps());

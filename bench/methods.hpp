@@ -56,7 +56,7 @@ Cost redistribution_cost(const R& r, std::int64_t bytes_per_element) {
     add(r.plan().first);
     if (r.plan().stages() == 2) add(r.plan().second);
   } else {
-    add(r.plan());
+    add(messages_of(r.plan()));
   }
   if constexpr (requires { r.scratch().capacity(); })
     c.scratch_bytes += static_cast<std::int64_t>(r.scratch().capacity());

@@ -41,11 +41,10 @@ double plan_ms(const std::function<void(int)>& build, int nprocs, int reps) {
 
 volatile std::size_t sink = 0;
 
-/// Runs of a plan (automatic's plan of a Cyclic pair holds the model's plan, to be tuned on its first run).
+/// Runs of a plan (automatic's plan of a Cyclic pair: those of the model's plan, to be tuned on its first run).
 template <class P>
 std::size_t runs_in(const P& p) {
-  if constexpr (requires { p.plan.runs; }) return p.plan.runs.size();
-  else return p.runs.size();
+  return messages_of(p).runs.size();
 }
 
 template <class DS, class DD>

@@ -43,7 +43,8 @@ bool step(const std::string& name, const A& a, B& b) {
   const double t = timed(world, [&] { b = a; });
   const bool ok = verify(b);
   const auto plan = redist::make_plan(a, b);
-  const long messages = mpi::all_reduce(world, static_cast<long>(plan.plan().sends.size()), std::plus<long>());
+  const long messages =
+      mpi::all_reduce(world, static_cast<long>(redist::messages_of(plan.plan()).sends.size()), std::plus<long>());
   auto naive_b = b;
   const double naive = timed(world, [&] { redist::bench::naive_redistribute(a, naive_b); });
   const bool naive_ok = verify(naive_b);

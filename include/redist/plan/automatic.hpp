@@ -15,6 +15,7 @@
 #include <redist/plan/basic_cycle.hpp>
 #include <redist/plan/circulant.hpp>
 #include <redist/plan/gen_block.hpp>
+#include <redist/plan/plan.hpp>
 #include <redist/plan/planner.hpp>
 #include <redist/plan/stepwise.hpp>
 #include <redist/schedule/cost.hpp>
@@ -42,6 +43,12 @@ struct TimedCyclicPlan {
 template <class From, class To>
 index_t piece_limit(const TimedCyclicPlan<From, To>& p, index_t budget) {
   return piece_limit(p.plan, budget);
+}
+
+/// The messages of its current plan (see messages_of(const CirculantPlan&)).
+template <class From, class To>
+const Plan& messages_of(const TimedCyclicPlan<From, To>& p) noexcept {
+  return messages_of(p.plan);
 }
 
 namespace schedule::detail {

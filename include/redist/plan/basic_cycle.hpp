@@ -108,6 +108,9 @@ struct CyclePlan : Plan {
   }
 };
 
+/// The messages of a CyclePlan (sends, recvs, schedule, runs): its general plan.
+inline const Plan& messages_of(const CyclePlan& plan) noexcept { return plan; }
+
 namespace detail {
 
 enum class bcc_order { appearance, contention_free };

@@ -120,6 +120,10 @@ struct CirculantPlan : CyclePlan {
   }
 };
 
+/// The messages of a CirculantPlan: those of its BCC plan (automatic, modeled: the BCC plan's,
+/// whichever method runs; forced policies: the circulant traffic, without runs).
+inline const Plan& messages_of(const CirculantPlan& plan) noexcept { return plan; }
+
 namespace detail {
 
 /// The degree of a policy for a phase.

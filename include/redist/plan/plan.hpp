@@ -86,6 +86,13 @@ using Plan = BasicPlan<Run>;
 /// The plan of an N-D redistribution of rank N <= 4 (rank N: BasicPlan<section_for<N>>).
 using GridPlan = BasicPlan<Section>;
 
+/// The messages of a plan (sends, recvs, schedule, runs), for code that reads any plan's traffic:
+/// a BasicPlan is its own; CyclePlan and CirculantPlan give theirs by the same name.
+template <class R>
+const BasicPlan<R>& messages_of(const BasicPlan<R>& plan) noexcept {
+  return plan;
+}
+
 namespace detail {
 enum class side { src, dst };
 
