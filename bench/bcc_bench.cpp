@@ -121,9 +121,9 @@ struct BccThroughGeneralExchange {
   const mpi::communicator* comm;
   redist::runtime::Workspace ws;
   void execute(const Arr& a, Arr& b) {
-    redist::runtime::execute(static_cast<const redist::Plan&>(p), *comm, std::span<const double>(a.local()), b.local(), ws);
+    redist::runtime::execute(p.general, *comm, std::span<const double>(a.local()), b.local(), ws);
   }
-  const redist::Plan& plan() const { return p; }
+  const redist::Plan& plan() const { return p.general; }
 };
 
 /// The exchange benchmark of one pair at one n: BCC (BCC order, default scratch budget), BCC in
@@ -168,10 +168,11 @@ std::vector<Row> pack_case(Pair pair, index_t n, int nprocs, int reps) {
   const int rank = nprocs > 1 ? 1 : 0;
   const redist::Plan general = redist::build_plan(from, to, rank);
   const redist::CyclePlan bcc = redist::plan_with(from, to, rank, redist::schedule::bcc);
+  const redist::Plan& bcc_runs = bcc.general;  // the BCC plan as runs (its messages, run order)
   std::vector<double> src(static_cast<std::size_t>(from.local_size(rank))), dst(static_cast<std::size_t>(to.local_size(rank)));
   for (std::size_t l = 0; l < src.size(); ++l) src[l] = value_of(from.global_index(rank, static_cast<index_t>(l)));
-  std::vector<double> sbuf(std::max<std::size_t>(1, static_cast<std::size_t>(std::max(general.send_scratch, bcc.send_scratch))));
-  std::vector<double> rbuf(std::max<std::size_t>(1, static_cast<std::size_t>(std::max(general.recv_scratch, bcc.recv_scratch))));
+  std::vector<double> sbuf(std::max<std::size_t>(1, static_cast<std::size_t>(std::max(general.send_scratch, bcc_runs.send_scratch))));
+  std::vector<double> rbuf(std::max<std::size_t>(1, static_cast<std::size_t>(std::max(general.recv_scratch, bcc_runs.recv_scratch))));
   // What this rank would receive is not known to it; for the unpack, fill the receive buffers
   // with anything: the unpack's memory traffic does not depend on the values.
   std::fill(rbuf.begin(), rbuf.end(), 1.0);
@@ -192,15 +193,15 @@ std::vector<Row> pack_case(Pair pair, index_t n, int nprocs, int reps) {
   auto runs_unpack = [&](const redist::Plan& p) {
     for (const auto& m : p.recvs) redist::runtime::unpack(p.runs_of(m), rbuf.data() + m.offset, dst.data());
   };
-  std::vector<double*> out(bcc.sends.size());
-  std::vector<const double*> in(bcc.recvs.size());
+  std::vector<double*> out(bcc_runs.sends.size());
+  std::vector<const double*> in(bcc_runs.recvs.size());
   auto one_pass_pack = [&] {
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = sbuf.data() + bcc.sends[i].offset;
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = sbuf.data() + bcc_runs.sends[i].offset;
     redist::runtime::pack_cycles<double>(bcc.send_pattern, bcc.cycle, 0, bcc.slots, src.data(),
                                          static_cast<index_t>(src.size()), out.data(), dst.data());
   };
   auto one_pass_unpack = [&] {
-    for (std::size_t i = 0; i < in.size(); ++i) in[i] = rbuf.data() + bcc.recvs[i].offset;
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = rbuf.data() + bcc_runs.recvs[i].offset;
     redist::runtime::unpack_cycles<double>(bcc.recv_pattern, bcc.cycle, 0, bcc.slots, in.data(), dst.data(),
                                            static_cast<index_t>(dst.size()));
   };
@@ -210,30 +211,30 @@ std::vector<Row> pack_case(Pair pair, index_t n, int nprocs, int reps) {
   {
     one_pass_pack();
     std::vector<double> dst1 = dst;
-    std::vector<std::vector<double>> a(bcc.sends.size());
+    std::vector<std::vector<double>> a(bcc_runs.sends.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
-      a[i].assign(sbuf.begin() + bcc.sends[i].offset, sbuf.begin() + bcc.sends[i].offset + bcc.sends[i].size);
+      a[i].assign(sbuf.begin() + bcc_runs.sends[i].offset, sbuf.begin() + bcc_runs.sends[i].offset + bcc_runs.sends[i].size);
       std::sort(a[i].begin(), a[i].end());
     }
     std::fill(dst.begin(), dst.end(), 0.0);
     runs_pack(general);
-    ok = dst == dst1 && general.sends.size() == bcc.sends.size();
+    ok = dst == dst1 && general.sends.size() == bcc_runs.sends.size();
     for (std::size_t i = 0; ok && i < a.size(); ++i) {
       const auto& m = general.sends[i];
       std::vector<double> b(sbuf.begin() + m.offset, sbuf.begin() + m.offset + m.size);
       std::sort(b.begin(), b.end());
-      ok = b == a[i] && m.peer == bcc.sends[i].peer;
+      ok = b == a[i] && m.peer == bcc_runs.sends[i].peer;
     }
   }
   std::vector<Row> rows;
   auto row = [&](const char* method, double ms) {
-    rows.push_back(Row{"pack", method, pair, n, nprocs, 0.0, ms, static_cast<long>(bcc.sends.size()), 0, ok});
+    rows.push_back(Row{"pack", method, pair, n, nprocs, 0.0, ms, static_cast<long>(bcc_runs.sends.size()), 0, ok});
   };
   row("pack_general_runs", best([&] { runs_pack(general); }));
-  row("pack_bcc_runs", best([&] { runs_pack(bcc); }));
+  row("pack_bcc_runs", best([&] { runs_pack(bcc_runs); }));
   row("pack_bcc_one_pass", best(one_pass_pack));
   row("unpack_general_runs", best([&] { runs_unpack(general); }));
-  row("unpack_bcc_runs", best([&] { runs_unpack(bcc); }));
+  row("unpack_bcc_runs", best([&] { runs_unpack(bcc_runs); }));
   row("unpack_bcc_one_pass", best(one_pass_unpack));
   return rows;
 }

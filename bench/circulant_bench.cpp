@@ -210,8 +210,9 @@ std::vector<Row> run_case(const mpi::communicator& comm, const std::string& sect
   for (Row& r : rows)
     if (r.method == "bcc" || r.method == "bcc_contention_free") {
       const redist::CyclePlan cp = redist::plan_with(a.mapping().linear(), b.mapping().linear(), 0, redist::schedule::bcc);
-      const auto msgs = static_cast<index_t>(cp.sends.size());
-      r.predicted_ms = 1e3 * redist::schedule::predict_bcc(msgs, static_cast<index_t>(cp.schedule.size()), n, P, bytes, machine);
+      const auto msgs = static_cast<index_t>(cp.general.sends.size());
+      r.predicted_ms =
+          1e3 * redist::schedule::predict_bcc(msgs, static_cast<index_t>(cp.general.schedule.size()), n, P, bytes, machine);
     }
   return rows;
 }

@@ -51,14 +51,14 @@ int main(int argc, char* argv[]) {
 
   // The plan of b_cyc5 = a_cyc8, held: what the templates give.
   auto plan = redist::make_plan(a_cyc8, b_cyc5);
-  const redist::CyclePlan& p = plan.plan();
-  const long messages = mpi::all_reduce(world, static_cast<long>(p.sends.size()), std::plus<long>());
+  const redist::CyclePlan& p = plan.plan().bcc;  // automatic's plan of a Cyclic pair holds its BCC plan
+  const long messages = mpi::all_reduce(world, static_cast<long>(p.general.sends.size()), std::plus<long>());
   if (world.rank() == 0)
     std::printf("CYCLIC(8) -> CYCLIC(5) on %d: BC = %lld meta-elements, basic cycle %lld elements, %lld full cycles, "
                 "%zu sections per cycle, eq. (5) delta = %lld, %ld messages in %zu steps\n",
                 world.size(), static_cast<long long>(p.shape.bc), static_cast<long long>(p.cycle),
                 static_cast<long long>(p.full_cycles), p.send_pattern.size(),
-                static_cast<long long>(p.shape.delta()), messages, p.schedule.size());
+                static_cast<long long>(p.shape.delta()), messages, p.general.schedule.size());
 
   // With the process count a constant too (the grid type Grid<4>), b = a takes its templates from
   // the static tables of BasicCyclePlan<3, 2, 4>: redist::tables_built() does not move.

@@ -214,14 +214,14 @@ TEST_CASE("automatic's candidates: BCC always, the hybrids within the window, ch
   const schedule::CyclicChoice chosen = plan_with(f, g, 0, m).choice;
   CHECK(std::find(near.begin(), near.end(), chosen) != near.end());
   // with_choice: every circulant candidate, switched to from the model's plan, is exact in the
-  // simulation; the BCC candidate runs the plan's BCC base (contention-free order).
+  // simulation; the BCC candidate runs the plan's BCC plan (contention-free order).
   for (const schedule::CyclicChoice& c : all) {
     if (c.kind == schedule::CyclicChoice::method::bcc) {
       const CirculantPlan q = with_choice(plan_with(f, g, 5, m), f, g, c);
       const CyclePlan bcc = plan_with(f, g, 5, schedule::bcc_contention_free);
       CHECK(!q.runs_circulant());
-      CHECK(q.sends.size() == bcc.sends.size());
-      CHECK(q.schedule.size() == bcc.schedule.size());
+      CHECK(q.bcc.general.sends.size() == bcc.general.sends.size());
+      CHECK(q.bcc.general.schedule.size() == bcc.general.schedule.size());
       continue;
     }
     auto res = test::simulate_circulant(64, test::oracle(Cyclic<dynamic>(1), 4096, 64),

@@ -120,7 +120,7 @@ TEST_CASE("The one-pass path runs in one round, in rounds of cycles, or falls ba
     CHECK(plan.scratch_high_water() <= budget);
     const CyclePlan& p = plan.plan();
     // Every rank took the same path.
-    const index_t piece = p.piece;
+    const index_t piece = p.general.piece;
     CHECK(mpi::all_reduce(world, piece, mpi::minimum<index_t>()) == mpi::all_reduce(world, piece, mpi::maximum<index_t>()));
     if (budget > 2 * local) CHECK(piece == 0);  // everything in one round
     if (budget == 200 && world.size() > 1) CHECK((piece > 0 && piece < p.quantum));  // less than a cycle: general path

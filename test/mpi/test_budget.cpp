@@ -40,7 +40,7 @@ TEST_CASE("A scratch budget is kept: messages move in pieces, values stay exact"
     REQUIRE(all_ok(world, holds_index(b)));
     CHECK(plan.scratch_high_water() <= budget);
     CHECK(plan.scratch().capacity() <= budget);
-    if (world.size() > 1) CHECK(mpi::all_reduce(world, plan.plan().piece > 0, std::logical_or<bool>()));
+    if (world.size() > 1) CHECK(mpi::all_reduce(world, plan.plan().bcc.general.piece > 0, std::logical_or<bool>()));
   }
 }
 

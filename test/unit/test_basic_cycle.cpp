@@ -32,7 +32,8 @@ using CycMap = Cyclic<dynamic>::mapping;
 struct MakeBcc {
   bool contention_free = false;
   Plan operator()(const CycMap& from, const CycMap& to, int rank) const {
-    return contention_free ? plan_with(from, to, rank, schedule::bcc_contention_free) : plan_with(from, to, rank, schedule::bcc);
+    return (contention_free ? plan_with(from, to, rank, schedule::bcc_contention_free) : plan_with(from, to, rank, schedule::bcc))
+        .general;
   }
 };
 
@@ -60,36 +61,36 @@ std::string simulate_one_pass(const std::vector<CyclePlan>& plans, const Layout&
     for (int r = 0; r < nprocs; ++r) {
       const CyclePlan& pl = plans[r];
       if (pl.slots != slots) return "ranks disagree on the number of cycles";
-      std::vector<std::vector<index_t>> bufs(pl.sends.size());
-      std::vector<index_t*> ptr(pl.sends.size());
-      for (std::size_t i = 0; i < pl.sends.size(); ++i) {
-        bufs[i].assign(static_cast<std::size_t>(pl.elements_in(pl.send_per_cycle[i], pl.sends[i].size, a, b)), -7);
+      std::vector<std::vector<index_t>> bufs(pl.general.sends.size());
+      std::vector<index_t*> ptr(pl.general.sends.size());
+      for (std::size_t i = 0; i < pl.general.sends.size(); ++i) {
+        bufs[i].assign(static_cast<std::size_t>(pl.elements_in(pl.send_per_cycle[i], pl.general.sends[i].size, a, b)), -7);
         ptr[i] = bufs[i].data();
       }
       runtime::pack_cycles<index_t>(pl.send_pattern, pl.cycle, a, b, src.globals[r].data(),
                                     static_cast<index_t>(src.globals[r].size()), ptr.data(), out[r].data());
-      for (std::size_t i = 0; i < pl.sends.size(); ++i) {
+      for (std::size_t i = 0; i < pl.general.sends.size(); ++i) {
         if (ptr[i] != bufs[i].data() + bufs[i].size())
           return "rank " + std::to_string(r) + " packs " + std::to_string(ptr[i] - bufs[i].data()) +
                  " elements for a piece of " + std::to_string(bufs[i].size());
-        wire[{r, pl.sends[i].peer}] = std::move(bufs[i]);
+        wire[{r, pl.general.sends[i].peer}] = std::move(bufs[i]);
       }
     }
     for (int q = 0; q < nprocs; ++q) {
       const CyclePlan& pl = plans[q];
-      std::vector<const index_t*> ptr(pl.recvs.size());
-      std::vector<const index_t*> ends(pl.recvs.size());
-      for (std::size_t i = 0; i < pl.recvs.size(); ++i) {
-        auto it = wire.find({pl.recvs[i].peer, q});
+      std::vector<const index_t*> ptr(pl.general.recvs.size());
+      std::vector<const index_t*> ends(pl.general.recvs.size());
+      for (std::size_t i = 0; i < pl.general.recvs.size(); ++i) {
+        auto it = wire.find({pl.general.recvs[i].peer, q});
         if (it == wire.end()) return "rank " + std::to_string(q) + " expects a message never sent";
-        const index_t want = pl.elements_in(pl.recv_per_cycle[i], pl.recvs[i].size, a, b);
+        const index_t want = pl.elements_in(pl.recv_per_cycle[i], pl.general.recvs[i].size, a, b);
         if (static_cast<index_t>(it->second.size()) != want) return "piece sizes disagree between sender and receiver";
         ptr[i] = it->second.data();
         ends[i] = it->second.data() + it->second.size();
       }
       runtime::unpack_cycles<index_t>(pl.recv_pattern, pl.cycle, a, b, ptr.data(), out[q].data(),
                                       static_cast<index_t>(out[q].size()));
-      for (std::size_t i = 0; i < pl.recvs.size(); ++i)
+      for (std::size_t i = 0; i < pl.general.recvs.size(); ++i)
         if (ptr[i] != ends[i]) return "rank " + std::to_string(q) + " does not unpack a whole piece";
     }
   }
@@ -102,12 +103,13 @@ std::string simulate_one_pass(const std::vector<CyclePlan>& plans, const Layout&
 }
 
 bool same_plan(const CyclePlan& a, const CyclePlan& b) {
-  return a.rank == b.rank && a.nprocs == b.nprocs && a.runs == b.runs && a.sends == b.sends && a.recvs == b.recvs &&
-         a.local == b.local && a.schedule == b.schedule && a.send_scratch == b.send_scratch &&
-         a.recv_scratch == b.recv_scratch && a.shape == b.shape && a.cycle == b.cycle &&
-         a.full_cycles == b.full_cycles && a.slots == b.slots && a.send_pattern == b.send_pattern &&
-         a.recv_pattern == b.recv_pattern && a.send_per_cycle == b.send_per_cycle &&
-         a.recv_per_cycle == b.recv_per_cycle && a.quantum == b.quantum;
+  const Plan &ga = a.general, &gb = b.general;
+  return ga.rank == gb.rank && ga.nprocs == gb.nprocs && ga.runs == gb.runs && ga.sends == gb.sends &&
+         ga.recvs == gb.recvs && ga.local == gb.local && ga.schedule == gb.schedule &&
+         ga.send_scratch == gb.send_scratch && ga.recv_scratch == gb.recv_scratch && a.shape == b.shape &&
+         a.cycle == b.cycle && a.full_cycles == b.full_cycles && a.slots == b.slots &&
+         a.send_pattern == b.send_pattern && a.recv_pattern == b.recv_pattern &&
+         a.send_per_cycle == b.send_per_cycle && a.recv_per_cycle == b.recv_per_cycle && a.quantum == b.quantum;
 }
 
 /// Sizes from "small" to a few periods, ragged or not.
@@ -198,7 +200,7 @@ TEST_CASE("Static tables and plan-time tables give the same templates and plans"
   // The Cyclic<S> static types take the same path as Cyclic<dynamic>.
   const Cyclic<3>::mapping f(Cyclic<3>{}, 1000, 4);
   const Cyclic<2>::mapping g(Cyclic<2>{}, 1000, 4);
-  CHECK(same_plan(plan_with(f, g, 1, schedule::automatic).plan, B::plan(1000, 1, schedule::bcc_contention_free)));
+  CHECK(same_plan(plan_with(f, g, 1, schedule::automatic).plan.bcc, B::plan(1000, 1, schedule::bcc_contention_free)));
 }
 
 TEST_CASE("BCC plans are exact in the virtual-rank simulation, s, t <= 64, P <= 64", "[bcc][simulate]") {
@@ -231,8 +233,8 @@ TEST_CASE("BCC plans are exact in the virtual-rank simulation, s, t <= 64, P <= 
       if (cf) {
         std::size_t degree = 0;
         for (const auto& p : plans) {
-          degree = std::max(degree, p.sends.size());
-          degree = std::max(degree, p.recvs.size());
+          degree = std::max(degree, p.general.sends.size());
+          degree = std::max(degree, p.general.recvs.size());
         }
         CHECK(res.max_steps == degree);
       }
@@ -252,9 +254,9 @@ TEST_CASE("BCC's send order follows the appearance order of each send template",
   const CycMap from(Cyclic<dynamic>(3), 48, 4), to(Cyclic<dynamic>(2), 48, 4);
   const CyclePlan p = plan_with(from, to, 2, schedule::bcc);
   std::vector<int> order;
-  for (const auto& step : p.schedule.steps) {
+  for (const auto& step : p.general.schedule.steps) {
     REQUIRE(step.sends.size() <= 1);
-    for (std::size_t i : step.sends) order.push_back(p.sends[i].peer);
+    for (std::size_t i : step.sends) order.push_back(p.general.sends[i].peer);
   }
   CHECK(order == std::vector<int>{3, 0, 1});
 }
@@ -305,10 +307,10 @@ TEST_CASE("Index computation does not grow with n", "[bcc][plan]") {
     const CycMap a2(Cyclic<dynamic>(s), 100000 * c.period() + 7, 4), b2(Cyclic<dynamic>(t), 100000 * c.period() + 7, 4);
     for (int r = 0; r < 4; ++r) {
       const CyclePlan p1 = plan_with(a1, b1, r, schedule::bcc), p2 = plan_with(a2, b2, r, schedule::bcc);
-      CHECK(p1.runs.size() == p2.runs.size());
+      CHECK(p1.general.runs.size() == p2.general.runs.size());
       CHECK(p1.send_pattern == p2.send_pattern);
       CHECK(p1.recv_pattern == p2.recv_pattern);
-      CHECK(p1.schedule == p2.schedule);
+      CHECK(p1.general.schedule == p2.general.schedule);
       CHECK(p2.full_cycles == 100000);
       // Sections per cycle: at most (s + t)/g + 1 per side, not BC.
       CHECK(static_cast<index_t>(p1.send_pattern.size()) <= c.sm + c.tm);
@@ -320,7 +322,7 @@ TEST_CASE("piece_limit of a CyclePlan: one pass when it fits, rounds of cycles, 
   const CycMap from(Cyclic<dynamic>(3), 20011, 4), to(Cyclic<dynamic>(7), 20011, 4);
   const auto plans = all_plans(from, to, false);
   const CyclePlan& p = plans[1];
-  CHECK(piece_limit(p, p.send_scratch + p.recv_scratch) == 0);
+  CHECK(piece_limit(p, p.general.send_scratch + p.general.recv_scratch) == 0);
   // A budget of 5 cycles: rounds of 5 cycles (the agreed piece is the smallest over the ranks).
   index_t agreed = std::numeric_limits<index_t>::max();
   for (const auto& q : plans) agreed = std::min(agreed, piece_limit(q, 5 * q.scratch_per_cycle()));
@@ -330,8 +332,9 @@ TEST_CASE("piece_limit of a CyclePlan: one pass when it fits, rounds of cycles, 
   for (const auto& q : plans) {  // every round of every rank within its budget
     for (index_t a = 0; a < q.slots; a += per_round) {
       index_t used = 0;
-      for (std::size_t i = 0; i < q.sends.size(); ++i) used += q.elements_in(q.send_per_cycle[i], q.sends[i].size, a, a + per_round);
-      for (std::size_t i = 0; i < q.recvs.size(); ++i) used += q.elements_in(q.recv_per_cycle[i], q.recvs[i].size, a, a + per_round);
+      const Plan& g = q.general;
+      for (std::size_t i = 0; i < g.sends.size(); ++i) used += q.elements_in(q.send_per_cycle[i], g.sends[i].size, a, a + per_round);
+      for (std::size_t i = 0; i < g.recvs.size(); ++i) used += q.elements_in(q.recv_per_cycle[i], g.recvs[i].size, a, a + per_round);
       CHECK(used <= 5 * q.scratch_per_cycle());
     }
   }

@@ -59,6 +59,8 @@ const auto& visible_plan(const P& p) noexcept {
   if constexpr (requires { p.plan; p.timed; }) return p.plan;
   else return p;
 }
+/// Gives a plan the piece size agreed by all ranks: through its set_piece where it has one
+/// (CyclePlan, CirculantPlan, MultiphasePlan, TimedCyclicPlan), else as a BasicPlan's piece.
 template <class P>
 void set_piece(P& p, index_t piece) noexcept {
   if constexpr (requires { p.set_piece(piece); }) p.set_piece(piece);

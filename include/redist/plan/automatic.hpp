@@ -36,7 +36,7 @@ struct TimedCyclicPlan {
   std::vector<schedule::CyclicChoice> timed;
   bool tuned = false;
 
-  void set_piece(index_t piece) noexcept { plan.piece = piece; }
+  void set_piece(index_t piece) noexcept { plan.set_piece(piece); }
 };
 
 /// The piece size for a scratch budget: the model's plan's (see piece_limit(const CirculantPlan&)).

@@ -65,21 +65,27 @@ struct CycleSection {
   index_t offset = 0;       ///< local offset in the basic cycle
   index_t len = 0;          ///< elements
   index_t peer_offset = 0;  ///< the peer's local offset (for a local section: in this rank's destination)
-  int slot = 0;             ///< index of its message in sends (send pattern) or recvs (receive pattern), or local_section
+  int slot = 0;             ///< index of its message in the plan's general.sends (send pattern) or general.recvs
+                            ///< (receive pattern), or local_section
   friend constexpr bool operator==(const CycleSection&, const CycleSection&) = default;
 };
 
 /// The slot of a section that stays on its rank: copied from source to destination by the pack.
 inline constexpr int local_section = -1;
 
-/// A Plan for Cyclic<s> -> Cyclic<t> built by the basic-cycle calculation. As a Plan it is
-/// complete: each template section is one Run of stride lcm(s, t) (the local size of a basic
-/// cycle) repeated for every full basic cycle, plus clipped runs for the ragged last one, so the
-/// general runtime::execute runs it. Besides, it keeps the templates as sections, which the
-/// one-pass exchange of runtime/exchange_cycles.hpp follows: it packs every message in one pass
-/// over the local array, basic cycle by basic cycle (the paper's order, which differs from the
-/// run order; which of the two runs is agreed by all ranks through `piece`, see piece_limit).
-struct CyclePlan : Plan {
+/// The plan of Cyclic<s> -> Cyclic<t> built by the basic-cycle calculation: two ways of running
+/// the same messages.
+///  - `general` is a complete Plan: each template section is one Run of stride lcm(s, t) (the
+///    local size of a basic cycle) repeated for every full basic cycle, plus clipped runs for the
+///    ragged last one, so the general runtime::execute runs it (run order).
+///  - The templates as sections (send_pattern, recv_pattern), which the one-pass exchange of
+///    runtime/exchange_cycles.hpp follows: it packs every message in one pass over the local
+///    array, basic cycle by basic cycle (the paper's order, which differs from the run order).
+/// Both ways move general's messages (sends, recvs) in general's schedule. The rank, the process
+/// count and the piece size live in `general` only; which way runs is agreed by all ranks
+/// through general.piece (see piece_limit(const CyclePlan&)).
+struct CyclePlan {
+  Plan general;
   index::BasicCycle shape;
   index_t size = 0;         ///< n
   index_t cycle = 0;        ///< lcm(s, t): local elements of one basic cycle, on every rank
@@ -87,10 +93,10 @@ struct CyclePlan : Plan {
   index_t slots = 0;        ///< C, plus 1 when the last period is ragged: the cycles to move
   std::vector<CycleSection> send_pattern;  ///< this rank's send template as sections, in local order
   std::vector<CycleSection> recv_pattern;  ///< its receive template
-  std::vector<index_t> send_per_cycle;     ///< per send: its elements in one full cycle (C = 0: all)
-  std::vector<index_t> recv_per_cycle;     ///< per receive
+  std::vector<index_t> send_per_cycle;     ///< per send of general: its elements in one full cycle (C = 0: all)
+  std::vector<index_t> recv_per_cycle;     ///< per receive of general
   /// lcm(s, t) + 1, more than any rank sends another in one cycle; the same on every rank. A
-  /// piece >= quantum means piece / quantum cycles per round of the one-pass path.
+  /// piece (general.piece) >= quantum means piece / quantum cycles per round of the one-pass path.
   index_t quantum = 1;
 
   /// Elements of a message (per_cycle, size) in the cycle slots [a, b).
@@ -106,10 +112,12 @@ struct CyclePlan : Plan {
     for (index_t x : recv_per_cycle) e += x;
     return e;
   }
+  /// The piece size agreed by all ranks (see piece_limit(const CyclePlan&)).
+  void set_piece(index_t piece) noexcept { general.piece = piece; }
 };
 
 /// The messages of a CyclePlan (sends, recvs, schedule, runs): its general plan.
-inline const Plan& messages_of(const CyclePlan& plan) noexcept { return plan; }
+inline const Plan& messages_of(const CyclePlan& plan) noexcept { return plan.general; }
 
 namespace detail {
 
@@ -135,8 +143,9 @@ CyclePlan build_cycle_plan(const index::BasicCycle& c, index_t n, int rank, bcc_
   const index_t full = n / period, limit = index::meta_size(c, n), tail_base = full * period;
 
   CyclePlan plan;
-  plan.rank = rank;
-  plan.nprocs = m;
+  Plan& general = plan.general;
+  general.rank = rank;
+  general.nprocs = m;
   plan.shape = c;
   plan.size = n;
   plan.cycle = cyc;
@@ -193,30 +202,30 @@ CyclePlan build_cycle_plan(const index::BasicCycle& c, index_t n, int rank, bcc_
   auto message = [&](int peer, const std::vector<Run>& runs) {
     Message msg;
     msg.peer = peer;
-    msg.first = plan.runs.size();
+    msg.first = general.runs.size();
     msg.nruns = runs.size();
     for (const Run& r : runs) msg.size += r.size();
-    plan.runs.insert(plan.runs.end(), runs.begin(), runs.end());
+    general.runs.insert(general.runs.end(), runs.begin(), runs.end());
     return msg;
   };
-  plan.local = message(rank, to[static_cast<std::size_t>(rank)]);
+  general.local = message(rank, to[static_cast<std::size_t>(rank)]);
   std::vector<int> send_slot(um, -1), recv_slot(um, -1);
   for (int d = 1; d < m; ++d) {
     const int q = (rank + d) % m;
     if (to[static_cast<std::size_t>(q)].empty()) continue;
     Message s = message(q, to[static_cast<std::size_t>(q)]);
-    s.offset = std::exchange(plan.send_scratch, plan.send_scratch + s.size);
-    send_slot[static_cast<std::size_t>(q)] = static_cast<int>(plan.sends.size());
-    plan.sends.push_back(s);
+    s.offset = std::exchange(general.send_scratch, general.send_scratch + s.size);
+    send_slot[static_cast<std::size_t>(q)] = static_cast<int>(general.sends.size());
+    general.sends.push_back(s);
     plan.send_per_cycle.push_back(pc_to[static_cast<std::size_t>(q)]);
   }
   for (int d = 1; d < m; ++d) {
     const int q = (rank - d + m) % m;
     if (from[static_cast<std::size_t>(q)].empty()) continue;
     Message r = message(q, from[static_cast<std::size_t>(q)]);
-    r.offset = std::exchange(plan.recv_scratch, plan.recv_scratch + r.size);
-    recv_slot[static_cast<std::size_t>(q)] = static_cast<int>(plan.recvs.size());
-    plan.recvs.push_back(r);
+    r.offset = std::exchange(general.recv_scratch, general.recv_scratch + r.size);
+    recv_slot[static_cast<std::size_t>(q)] = static_cast<int>(general.recvs.size());
+    general.recvs.push_back(r);
     plan.recv_per_cycle.push_back(pc_from[static_cast<std::size_t>(q)]);
   }
 
@@ -253,9 +262,9 @@ CyclePlan build_cycle_plan(const index::BasicCycle& c, index_t n, int rank, bcc_
         step.recvs.push_back(static_cast<std::size_t>(recv_slot[static_cast<std::size_t>(q)]));
         ++nrecvs;
       }
-    plan.schedule.steps.push_back(std::move(step));
+    general.schedule.steps.push_back(std::move(step));
   }
-  require(nsends == plan.sends.size() && nrecvs == plan.recvs.size());
+  require(nsends == general.sends.size() && nrecvs == general.recvs.size());
   return plan;
 }
 
@@ -296,14 +305,15 @@ inline CyclePlan plan_basic_cycle(const index::BasicCycle& c, index_t n, int ran
 ///  - 0: everything fits; the one-pass path moves all cycles in one round;
 ///  - >= quantum: the one-pass path, piece / quantum cycles per round (each round's scratch is
 ///    at most that many cycles' worth of this rank's remote elements, within budget);
-///  - in [1, quantum): the general path (run order), in pieces of at most `piece` elements —
-///    when one cycle does not fit the budget, or the general path needs smaller pieces anyway.
+///  - in [1, quantum): the general path (plan.general, run order), in pieces of at most `piece`
+///    elements — when one cycle does not fit the budget, or the general path needs smaller
+///    pieces anyway.
 /// Throws as piece_limit(const Plan&) when not one element per message of a step fits.
 inline index_t piece_limit(const CyclePlan& plan, index_t budget) {
-  if (plan.send_scratch + plan.recv_scratch <= budget) return 0;
+  if (plan.general.send_scratch + plan.general.recv_scratch <= budget) return 0;
   const index_t need = plan.scratch_per_cycle();
   const index_t cycles = need == 0 ? plan.slots : std::min(plan.slots, budget / need);
-  const index_t general = piece_limit(static_cast<const Plan&>(plan), budget);
+  const index_t general = piece_limit(plan.general, budget);
   const index_t small = plan.quantum - 1;  // >= 1 here: some message does not fit
   if (cycles >= 1 && (general == 0 || general >= small))
     return detail::checked_mul(cycles, plan.quantum, "the piece of a basic-cycle round");

@@ -87,20 +87,23 @@ struct CirculantPhase {
   }
 };
 
-/// The plan of a Cyclic pair that runs either the basic-cycle calculation (method bcc: the
-/// CyclePlan base is that plan) or seed 001's circulant schedules (method circulant: `phases`,
-/// one R(K, P) when one block size divides the other, else two through CYCLIC(lcm(s, t)), the
-/// intermediate array living in the workspace).
-/// Under schedule::automatic / modeled a circulant plan keeps the BCC plan as its CyclePlan base
-/// (`fallback`): when the scratch budget of the options cannot hold the circulant workspace on
-/// some rank, all ranks run BCC instead (agreed through `piece`, see piece_limit). Under the
-/// forced policies (direct, indirect, hybrid) the Plan base only describes the circulant traffic
-/// (sends, recvs and schedule, no runs), for statistics, and the budget is not applied.
-struct CirculantPlan : CyclePlan {
+/// The plan of a Cyclic pair that runs either the basic-cycle calculation (method bcc: the plan
+/// `bcc`) or seed 001's circulant schedules (method circulant: `phases`, one R(K, P) when one
+/// block size divides the other, else two through CYCLIC(lcm(s, t)), the intermediate array
+/// living in the workspace).
+/// Under schedule::automatic / modeled `bcc` is the pair's complete BCC plan, also kept by a
+/// circulant plan as its fallback (`fallback`): when the scratch budget of the options cannot
+/// hold the circulant workspace on some rank, all ranks run BCC instead (agreed through the
+/// piece, see piece_limit). Under the forced policies (direct, indirect, hybrid) only bcc.general
+/// is set, and it only describes the circulant traffic (sends, recvs and schedule, no runs), for
+/// statistics, and the budget is not applied. The rank, the process count and the agreed piece
+/// live in bcc.general only.
+struct CirculantPlan {
+  CyclePlan bcc;
   enum class method : unsigned char { bcc, circulant } kind = method::circulant;
-  bool fallback = false;                ///< the CyclePlan base is a complete BCC plan
-  /// Whether execution takes the circulant phases (else the CyclePlan base).
-  bool runs_circulant() const noexcept { return kind == method::circulant && (!fallback || piece == 0); }
+  bool fallback = false;                ///< bcc is a complete BCC plan
+  /// Whether execution takes the circulant phases (else the plan bcc).
+  bool runs_circulant() const noexcept { return kind == method::circulant && (!fallback || bcc.general.piece == 0); }
   std::vector<CirculantPhase> phases;
   index_t intermediate = 0;             ///< elements of this rank's CYCLIC(lcm) array (two phases)
   schedule::CyclicChoice choice;        ///< what schedule::automatic / modeled chose (else unset)
@@ -118,11 +121,13 @@ struct CirculantPlan : CyclePlan {
     for (const CirculantPhase& ph : phases) s += ph.global_steps;
     return s;
   }
+  /// The piece size agreed by all ranks (see piece_limit(const CirculantPlan&)).
+  void set_piece(index_t piece) noexcept { bcc.set_piece(piece); }
 };
 
-/// The messages of a CirculantPlan: those of its BCC plan (automatic, modeled: the BCC plan's,
-/// whichever method runs; forced policies: the circulant traffic, without runs).
-inline const Plan& messages_of(const CirculantPlan& plan) noexcept { return plan; }
+/// The messages of a CirculantPlan: those of bcc (automatic, modeled: the BCC plan's, whichever
+/// method runs; forced policies: the circulant traffic, without runs).
+inline const Plan& messages_of(const CirculantPlan& plan) noexcept { return messages_of(plan.bcc); }
 
 namespace detail {
 
@@ -322,8 +327,9 @@ template <class DegreeOf>
 CirculantPlan plan_circulant(index_t s, index_t t, index_t n, int nprocs, int rank, DegreeOf&& degree_of) {
   CirculantPlan plan;
   plan.kind = CirculantPlan::method::circulant;
-  plan.rank = rank;
-  plan.nprocs = nprocs;
+  Plan& traffic = plan.bcc.general;
+  traffic.rank = rank;
+  traffic.nprocs = nprocs;
   const std::vector<PhaseShape> shapes = circulant_phases(s, t, nprocs);
   for (const PhaseShape& ps : shapes) {
     // The larger of this rank's local arrays of the phase: the round area's bound.
@@ -340,14 +346,14 @@ CirculantPlan plan_circulant(index_t s, index_t t, index_t n, int nprocs, int ra
     for (const CirculantIo& io : ph.steps) {
       schedule::Step step;
       if (io.send.peer >= 0 && io.send.size > 0) {
-        step.sends.push_back(plan.sends.size());
-        plan.sends.push_back(Message{io.send.peer, 0, 0, io.send.size, 0, false});
+        step.sends.push_back(traffic.sends.size());
+        traffic.sends.push_back(Message{io.send.peer, 0, 0, io.send.size, 0, false});
       }
       if (io.recv.peer >= 0 && io.recv.size > 0) {
-        step.recvs.push_back(plan.recvs.size());
-        plan.recvs.push_back(Message{io.recv.peer, 0, 0, io.recv.size, 0, false});
+        step.recvs.push_back(traffic.recvs.size());
+        traffic.recvs.push_back(Message{io.recv.peer, 0, 0, io.recv.size, 0, false});
       }
-      plan.schedule.steps.push_back(std::move(step));
+      traffic.schedule.steps.push_back(std::move(step));
     }
   return plan;
 }
@@ -426,8 +432,8 @@ schedule::CyclicChoice choose_for_cyclic(const From& from, const To& to, const s
                                  m.machine);
 }
 
-/// The plan of `rank` that runs `choice`, with `bcc` (the pair's BCC plan) as its CyclePlan base
-/// and fallback. Counts no plan in plans_built.
+/// The plan of `rank` that runs `choice`, with `bcc` (the pair's BCC plan) as its plan bcc and
+/// fallback. Counts no plan in plans_built.
 template <class From, class To>
 CirculantPlan plan_for_choice(const From& from, const To& to, int rank, const schedule::CyclicChoice& choice,
                               const CyclePlan& bcc) {
@@ -435,7 +441,7 @@ CirculantPlan plan_for_choice(const From& from, const To& to, int rank, const sc
   if (choice.kind == schedule::CyclicChoice::method::circulant)
     plan = plan_circulant(from.block_size(), to.block_size(), from.size(), from.nprocs(), rank,
                           [&](const index::Circulant& c) { return std::min(choice.d, schedule::indirect_depth(c)); });
-  static_cast<CyclePlan&>(plan) = bcc;
+  plan.bcc = bcc;
   plan.kind = choice.kind == schedule::CyclicChoice::method::bcc ? CirculantPlan::method::bcc
                                                                   : CirculantPlan::method::circulant;
   plan.fallback = true;
@@ -471,7 +477,7 @@ std::vector<schedule::CyclicChoice> automatic_candidates(const From& from, const
 }
 
 /// `plan` (made under schedule::automatic or modeled for from -> to) running `choice` instead:
-/// the same BCC plan as its base and fallback, the circulant phases of `choice`. This is how
+/// the same BCC plan (bcc) as its fallback, the circulant phases of `choice`. This is how
 /// schedule::automatic switches to the candidate it measured fastest; it counts no plan in
 /// plans_built.
 template <class From, class To>
@@ -479,7 +485,7 @@ template <class From, class To>
 CirculantPlan with_choice(const CirculantPlan& plan, const From& from, const To& to,
                           const schedule::CyclicChoice& choice) {
   REDIST_EXPECTS(plan.fallback, "redist::with_choice(plan, from, to, choice) requires a plan of schedule::automatic or modeled");
-  return detail::plan_for_choice(from, to, plan.rank, choice, static_cast<const CyclePlan&>(plan));
+  return detail::plan_for_choice(from, to, plan.bcc.general.rank, choice, plan.bcc);
 }
 
 /// The piece size for a scratch budget of `budget` elements, agreed by all ranks (the smallest
@@ -495,10 +501,10 @@ CirculantPlan with_choice(const CirculantPlan& plan, const From& from, const To&
 ///    scratch_elements() whatever the budget (doc/circulant.md).
 inline index_t piece_limit(const CirculantPlan& plan, index_t budget) {
   if (plan.kind == CirculantPlan::method::circulant && !plan.fallback) return 0;
-  const index_t bcc = piece_limit(static_cast<const CyclePlan&>(plan), budget);
+  const index_t bcc = piece_limit(plan.bcc, budget);
   if (plan.kind == CirculantPlan::method::bcc) return bcc;
   if (plan.scratch_elements() <= budget) return 0;
-  return bcc != 0 ? bcc : std::max<index_t>(plan.quantum, plan.slots * plan.quantum);
+  return bcc != 0 ? bcc : std::max<index_t>(plan.bcc.quantum, plan.bcc.slots * plan.bcc.quantum);
 }
 
 }  // namespace redist

@@ -95,7 +95,7 @@ void run_circulant_phase(const CirculantPhase& ph, MPI_Comm comm, const T* src, 
 }  // namespace detail
 
 /// Runs plan on this rank: src -> dst (collective over comm). A BCC plan, or a circulant one whose
-/// ranks agreed to fall back (runs_circulant() is false), runs as a CyclePlan;
+/// ranks agreed to fall back (runs_circulant() is false), runs its CyclePlan plan.bcc;
 /// a circulant plan runs its phases, the second (if any) from the CYCLIC(lcm) array that the
 /// first fills, kept in the workspace with the relay and send areas: a repeated call with the
 /// same workspace allocates nothing.
@@ -104,7 +104,7 @@ void execute(const CirculantPlan& plan, const boost::mpi::communicator& comm, st
              std::span<T> dst, Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes) {
   static_assert(std::is_trivially_copyable_v<T>, "redist::runtime::execute requires a trivially copyable T");
   if (!plan.runs_circulant()) {
-    execute(static_cast<const CyclePlan&>(plan), comm, src, dst, ws, chunk_bytes);
+    execute(plan.bcc, comm, src, dst, ws, chunk_bytes);
     return;
   }
   const MPI_Comm c = static_cast<MPI_Comm>(comm);

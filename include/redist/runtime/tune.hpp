@@ -54,7 +54,7 @@ void tune(TimedCyclicPlan<From, To>& tp, const boost::mpi::communicator& comm, s
   for (const schedule::CyclicChoice& c : choices) plans.push_back(with_choice(tp.plan, tp.from, tp.to, c));
   // One all-reduce (minimum): BCC's piece for the budget, and per candidate whether it fits.
   std::vector<std::uint64_t> mine(choices.size() + 1), all(choices.size() + 1);
-  const index_t bcc_piece = piece_limit(static_cast<const CyclePlan&>(tp.plan), budget);
+  const index_t bcc_piece = piece_limit(tp.plan.bcc, budget);
   constexpr auto no_limit = static_cast<std::uint64_t>(index_t{-1} >> 1);
   mine[0] = bcc_piece == 0 ? no_limit : static_cast<std::uint64_t>(bcc_piece);
   for (std::size_t i = 0; i < plans.size(); ++i)
@@ -67,7 +67,7 @@ void tune(TimedCyclicPlan<From, To>& tp, const boost::mpi::communicator& comm, s
   for (std::size_t i = 0; i < plans.size(); ++i) {
     if (all[i + 1] == 0) continue;
     // A circulant candidate that fits everywhere runs its phases (piece 0); BCC its rounds.
-    plans[i].piece = plans[i].kind == CirculantPlan::method::bcc && all[0] != no_limit ? static_cast<index_t>(all[0]) : 0;
+    plans[i].set_piece(plans[i].kind == CirculantPlan::method::bcc && all[0] != no_limit ? static_cast<index_t>(all[0]) : 0);
     viable.push_back(std::move(plans[i]));
     viable_choices.push_back(choices[i]);
   }
