@@ -139,6 +139,14 @@ TEST_CASE("Every circulant schedule is contention-free and exact in the virtual-
             step = std::max(step, io.send.size + io.recv.size);
           CHECK(pd.phases[0].held_size == 0);
           CHECK(pd.scratch_elements() <= std::max({f.local_size(r), g.local_size(r), step}));
+          // A forced policy's messages (bcc.general) describe its circulant traffic, without runs.
+          std::size_t sends = 0;
+          for (const CirculantIo& io : pd.phases[0].steps) sends += io.send.peer >= 0 && io.send.size > 0 ? 1 : 0;
+          CHECK(&messages_of(pd) == &pd.bcc.general);
+          CHECK(messages_of(pd).sends.size() == sends);
+          CHECK(messages_of(pd).schedule.size() == pd.phases[0].steps.size());
+          CHECK(messages_of(pd).runs.empty());
+          CHECK(messages_of(pd).rank == r);
         }
         auto b = run(s, t, n, P, schedule::indirect);
         INFO(b.failure);
@@ -220,6 +228,7 @@ TEST_CASE("automatic's candidates: BCC always, the hybrids within the window, ch
       const CirculantPlan q = with_choice(plan_with(f, g, 5, m), f, g, c);
       const CyclePlan bcc = plan_with(f, g, 5, schedule::bcc_contention_free);
       CHECK(!q.runs_circulant());
+      CHECK(&messages_of(q) == &q.bcc.general);
       CHECK(q.bcc.general.sends.size() == bcc.general.sends.size());
       CHECK(q.bcc.general.schedule.size() == bcc.general.schedule.size());
       continue;

@@ -251,6 +251,15 @@ static_assert(std::is_same_v<Redistribution<C3, C2>::plan_type, TimedCyclicPlan<
 static_assert(std::is_same_v<std::remove_cvref_t<decltype(std::declval<const Redistribution<C3, C2>&>().plan())>, CirculantPlan>);
 static_assert(std::is_same_v<Redistribution<C3, C2, schedule::all_at_once_t>::plan_type, Plan>);
 static_assert(std::is_same_v<Redistribution<C3, C2, schedule::multiphase_t>::plan_type, MultiphasePlan>);
+// No plan derives from another: a CyclePlan holds its general Plan, a CirculantPlan its BCC plan,
+// and messages_of gives each plan's messages by one name.
+static_assert(!std::is_base_of_v<Plan, CyclePlan> && !std::is_base_of_v<Plan, CirculantPlan> &&
+              !std::is_base_of_v<CyclePlan, CirculantPlan>);
+static_assert(std::is_same_v<decltype(CyclePlan::general), Plan> && std::is_same_v<decltype(CirculantPlan::bcc), CyclePlan>);
+static_assert(std::is_same_v<decltype(messages_of(std::declval<const CyclePlan&>())), const Plan&> &&
+              std::is_same_v<decltype(messages_of(std::declval<const CirculantPlan&>())), const Plan&> &&
+              std::is_same_v<decltype(messages_of(std::declval<const TimedCyclicPlan<C3, C2>&>())), const Plan&> &&
+              std::is_same_v<decltype(messages_of(std::declval<const GridPlan&>())), const GridPlan&>);
 // Each policy says which pairs it serves.
 static_assert(Serves<schedule::bcc_t, C3, C2> && !Serves<schedule::bcc_t, Block::mapping, C2>);
 static_assert(Serves<schedule::tpdr_t, GenBlock::mapping, GenBlock::mapping> && !Serves<schedule::tpdr_t, C3, C2>);

@@ -253,6 +253,7 @@ TEST_CASE("BCC's send order follows the appearance order of each send template",
   // (step 4 is its own part: no message).
   const CycMap from(Cyclic<dynamic>(3), 48, 4), to(Cyclic<dynamic>(2), 48, 4);
   const CyclePlan p = plan_with(from, to, 2, schedule::bcc);
+  CHECK(&messages_of(p) == &p.general);
   std::vector<int> order;
   for (const auto& step : p.general.schedule.steps) {
     REQUIRE(step.sends.size() <= 1);
