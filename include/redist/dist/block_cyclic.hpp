@@ -93,10 +93,7 @@ class BlockCyclic {
         first = period_ - s_;
         local = head;
       }
-      const index_t full = n_ - first - k_ >= 0 ? (n_ - first - k_) / period_ + 1 : 0;
-      set.push_back(Ldd{first, k_, period_, full, local});
-      const index_t tail = first + full * period_;
-      if (tail < n_) set.push_back(Ldd{tail, n_ - tail, period_, 1, local + full * k_});
+      set.push_blocks(first, k_, period_, n_, local);
       return set;
     }
     friend constexpr bool operator==(const mapping&, const mapping&) = default;

@@ -66,11 +66,7 @@ class Cyclic {
     }
     constexpr LddSet ldds(int p) const {
       LddSet set;
-      const index_t first = p * k_;
-      const index_t full = n_ - first - k_ >= 0 ? (n_ - first - k_) / s_ + 1 : 0;
-      set.push_back(Ldd{first, k_, s_, full, 0});
-      const index_t tail = first + full * s_;
-      if (tail < n_) set.push_back(Ldd{tail, n_ - tail, s_, 1, full * k_});
+      set.push_blocks(p * k_, k_, s_, n_, 0);
       return set;
     }
     friend constexpr bool operator==(const mapping&, const mapping&) = default;

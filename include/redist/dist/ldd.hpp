@@ -40,6 +40,15 @@ class LddSet {
     if (size_ == capacity) detail::report_error("redist::LddSet holds at most 4 LDDs per process");
     items_[size_++] = d;
   }
+  /// Appends the blocks of k elements at global first, first + s, first + 2s, ... below n, with
+  /// local indices from `local`: the full blocks as one LDD, a ragged last block as another (the
+  /// LDDs of a process of a block-cyclic distribution, from its first full block on).
+  constexpr void push_blocks(index_t first, index_t k, index_t s, index_t n, index_t local) {
+    const index_t full = n - first - k >= 0 ? (n - first - k) / s + 1 : 0;
+    push_back(Ldd{first, k, s, full, local});
+    const index_t tail = first + full * s;
+    if (tail < n) push_back(Ldd{tail, n - tail, s, 1, local + full * k});
+  }
   constexpr const Ldd* begin() const noexcept { return items_.data(); }
   constexpr const Ldd* end() const noexcept { return items_.data() + size_; }
   constexpr std::size_t size() const noexcept { return size_; }
