@@ -145,6 +145,14 @@ TEST_CASE("Arrays with their extents in the type: constructed from the type, che
   REQUIRE(all_ok(world, redist::test::holds_nd(m2, [](const std::array<index_t, 2>& g) {
     return static_cast<double>(g[0] * 1000 + g[1]);
   })));
+  // A grid type with a static extent: the layout keeps it (a Grid<dynamic, 1>), and assignments
+  // to and from layouts of dynamic grids work as before.
+  DistArray<double, Dist<Block, Cyclic<2>>, Grid<dynamic, 1>, Extents<12, dynamic>> m3(world, {12, 3 * p}, Grid{p, 1});
+  static_assert(std::is_same_v<decltype(m3)::mapping_type::grid_type, Grid<dynamic, 1>>);
+  m3 = m2;
+  REQUIRE(all_ok(world, redist::test::holds_nd(m3, [](const std::array<index_t, 2>& g) {
+    return static_cast<double>(g[0] * 1000 + g[1]);
+  })));
   // Extents that contradict the type: every rank throws, naming the parameter, before any data moves.
   REQUIRE(all_ok(world, throws_with([&] { DistArray<double, Block, void, Extents<101>> bad(world, 100); },
                                     "requires n to be X's static extent 101 (got 100)")));

@@ -4,6 +4,7 @@
 // one by one and shares nothing with the library's index code. Compiling is passing.
 #include <array>
 #include <cstddef>
+#include <type_traits>
 
 #include <redist/redist.hpp>
 
@@ -72,6 +73,12 @@ static_assert(DistArray<double, Dist<Block, Block>, void, Extents<8, dynamic>>::
 static_assert(DistArray<double, Dist<Block, Block>, void, Extents<8, dynamic>>::static_extent(1) == dynamic);
 static_assert(!DistArray<double, Dist<Block, Block>, void, Extents<8, dynamic>>::has_static_extents());
 static_assert(DistArray<double, Block>::static_extent(0) == dynamic);
+
+// The layout keeps what the type states: the grid type and the static extents are the mapping's.
+static_assert(std::is_same_v<M1::mapping_type, Dist<Block, Cyclic<2>>::basic_mapping<Grid<2, 2>, Extents<8, 6>>>);
+static_assert(std::is_same_v<M1::mapping_type::grid_type, Grid<2, 2>> && M1::mapping_type::static_extent(1) == 6);
+static_assert(C16::mapping_type::grid_type::static_extent(0) == 4);
+static_assert(std::is_same_v<DistArray<double, Block>::mapping_type, Dist<Block>::mapping>);
 
 }  // namespace
 

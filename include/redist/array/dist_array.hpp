@@ -56,10 +56,11 @@ struct as_dist<Dist<D...>> {
 ///    rank-1 grid of every process of the communicator, with 1-D index queries
 ///    (global_index(l), owner(g), ...).
 ///  - G, when given, is the grid type: DistArray<T, Cyclic<8>, Grid<4>> states the process count
-///    at compile time, and it stays in the type down to the plan (StaticNprocs), where a
-///    Cyclic<S> -> Cyclic<T> pair takes its basic-cycle templates from static tables. G = void
-///    (the default) is the grid of D's rank with dynamic extents; a grid of static type passed to
-///    the constructor then gives its extents at run time only.
+///    at compile time. The layout keeps it (mapping_type is Dist::basic_mapping<G, X>), and for a
+///    1-D array it reaches the plan (StaticNprocs), where a Cyclic<S> -> Cyclic<T> pair takes its
+///    basic-cycle templates from static tables. G = void (the default) is the grid of D's rank
+///    with dynamic extents; a grid of static type passed to the constructor then gives its extents
+///    at run time only.
 ///  - X, when given, is Extents<E...> of D's rank: the global extents in the type (each static or
 ///    `dynamic`). The extents passed to the constructor must equal the static ones (a redist::error
 ///    otherwise), and an array of fully static extents can omit them (DistArray<double, Cyclic<8>,
@@ -84,24 +85,22 @@ class DistArray {
   using distribution_type = D;
   /// Its N-D form: D, or Dist<D> for a 1-D D.
   using dist_type = typename detail::as_dist<D>::type;
-  using mapping_type = typename dist_type::mapping;
-  using extents_type = typename mapping_type::extents_type;
-  using coords_type = typename mapping_type::coords_type;
   static constexpr std::size_t rank() noexcept { return dist_type::rank(); }
   /// The grid type: G, or the grid of rank() with dynamic extents.
   using grid_type = std::conditional_t<std::is_void_v<G>, DynamicGrid<dist_type::rank()>, G>;
   static_assert(grid_type::rank() == rank(), "redist::DistArray<T, D, G> requires a grid type of the same rank as D");
-  /// True when D is a 1-D distribution (the array was declared 1-D).
-  static constexpr bool one_dimensional = !detail::is_dist<D>;
   static_assert([] {
     if constexpr (std::is_void_v<X>) return true;
     else return X::rank() == rank();
   }(), "redist::DistArray<T, D, G, X> requires X to be redist::Extents<E...> of the same rank as D");
+  /// The layout: dist_type bound to a grid_type and the extents X, which stay in its type.
+  using mapping_type = typename dist_type::template basic_mapping<grid_type, X>;
+  using extents_type = typename mapping_type::extents_type;
+  using coords_type = typename mapping_type::coords_type;
+  /// True when D is a 1-D distribution (the array was declared 1-D).
+  static constexpr bool one_dimensional = !detail::is_dist<D>;
   /// Extent d as the type states it (X's), or `dynamic`.
-  static constexpr std::size_t static_extent(std::size_t d) noexcept {
-    if constexpr (std::is_void_v<X>) return (void)d, dynamic;
-    else return X::static_extent(d);
-  }
+  static constexpr std::size_t static_extent(std::size_t d) noexcept { return mapping_type::static_extent(d); }
   /// True when every extent is in the type.
   static constexpr bool has_static_extents() noexcept {
     if constexpr (std::is_void_v<X>) return false;

@@ -43,15 +43,15 @@ namespace detail {
 template <class Src, class Dst>
 struct plan_layouts {
   static constexpr bool linear = Src::one_dimensional && Dst::one_dimensional;
-  /// A's layout to plan on; a 1-D array of static process count P gives its 1-D mapping as a
-  /// StaticNprocs<..., P> (a copy), so that P reaches the plan in the type.
+  /// A's layout to plan on; a 1-D array whose layout has a static grid extent P gives its 1-D
+  /// mapping as a StaticNprocs<..., P> (a copy), so that P reaches the plan in the type.
   template <class A>
   static decltype(auto) of(const A& a) {
     if constexpr (!linear) {
       return (a.mapping());
-    } else if constexpr (A::static_nprocs() != dynamic) {
+    } else if constexpr (constexpr std::size_t P = A::mapping_type::grid_type::static_extent(0); P != dynamic) {
       using M = std::remove_cvref_t<decltype(a.mapping().linear())>;
-      return StaticNprocs<M, A::static_nprocs()>(a.mapping().linear());
+      return StaticNprocs<M, P>(a.mapping().linear());
     } else {
       return (a.mapping().linear());
     }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <typeinfo>
 #include <utility>
 
@@ -44,7 +45,13 @@ class Dist {
 
   friend constexpr bool operator==(const Dist&, const Dist&) = default;
 
-  class mapping;
+  /// Dist bound to extents and a grid (see below). G is the grid type it keeps, X the array's
+  /// extents as a type (Extents<E...>, or void: all dynamic): what is static in them stays static
+  /// in the layout's type, down to the plan.
+  template <class G = DynamicGrid<sizeof...(D)>, class X = void>
+  class basic_mapping;
+  /// The layout with a dynamic grid and dynamic extents.
+  using mapping = basic_mapping<>;
 
  private:
   std::tuple<D...> dims_;
@@ -65,24 +72,41 @@ inline constexpr bool is_dist<Dist<D...>> = true;
 /// coordinate that holds the first block, ScaLAPACK's RSRC/CSRC) and a local storage, on a
 /// communicator of nprocs ranks. Answers owner, local offset and global index per element and,
 /// per dimension and grid coordinate, the LDDs (the 1-D distribution's, with the offset applied).
+/// The grid is kept as a G (static extents stay static: grid_type::static_extent(d)), and the
+/// extents static in X are checked against the extents given (static_extent(d)).
 template <class... D>
-class Dist<D...>::mapping {
+template <class G, class X>
+class Dist<D...>::basic_mapping {
  public:
   static constexpr std::size_t N = sizeof...(D);
   using extents_type = std::array<index_t, N>;
   using coords_type = std::array<int, N>;
-  using grid_type = DynamicGrid<N>;
+  using grid_type = G;
   using distribution_type = Dist;
+  static_assert(G::rank() == N, "redist::Dist<D...>::basic_mapping<G, X> requires a grid type of the same rank as the distribution");
+  static_assert([] {
+    if constexpr (std::is_void_v<X>) return true;
+    else return X::rank() == N;
+  }(), "redist::Dist<D...>::basic_mapping<G, X> requires X to be redist::Extents<E...> of the same rank as the distribution");
 
   static constexpr std::size_t rank() noexcept { return N; }
+  /// Extent d as the type states it (X's), or `dynamic`.
+  static constexpr std::size_t static_extent(std::size_t d) noexcept {
+    if constexpr (std::is_void_v<X>) return (void)d, dynamic;
+    else return X::static_extent(d);
+  }
 
   template <std::size_t... E>
-  constexpr mapping(const Dist& dist, const extents_type& extents, const Grid<E...>& grid, const coords_type& offsets,
-          Storage storage, int nprocs)
-      : extents_{extents}, grid_{grid.to_dynamic()}, offsets_{offsets}, storage_{storage}, nprocs_{nprocs},
+  constexpr basic_mapping(const Dist& dist, const extents_type& extents, const Grid<E...>& grid,
+                          const coords_type& offsets, Storage storage, int nprocs)
+      : extents_{extents}, grid_{as_grid(grid)}, offsets_{offsets}, storage_{storage}, nprocs_{nprocs},
         maps_{bind(dist, extents, grid, std::index_sequence_for<D...>{})} {
     static_assert(sizeof...(E) == N, "redist::Dist<D...>::mapping requires a grid of the same rank as the distribution");
     REDIST_EXPECTS(nprocs > 0, "redist::Dist::mapping requires the communicator size to be > 0");
+    for (std::size_t d = 0; d < N; ++d)
+      REDIST_EXPECTS(static_extent(d) == dynamic || static_cast<index_t>(static_extent(d)) == extents[d],
+                     "redist::Dist::mapping requires extent " + std::to_string(d) + " to be its static extent " +
+                         std::to_string(static_extent(d)) + " (got " + std::to_string(extents[d]) + ")");
     REDIST_EXPECTS(grid_.first() + grid_.size() <= nprocs,
                    "redist::DistArray(comm, extents, grid) requires the grid to fit the communicator (grid of " +
                        std::to_string(grid_.size()) + " processes from rank " + std::to_string(grid_.first()) +
@@ -200,7 +224,7 @@ class Dist<D...>::mapping {
   /// Hash of everything every rank must agree on (not storage().ld, which ScaLAPACK lets differ per process).
   std::uint64_t fingerprint() const {
     using detail::hash_mix;
-    std::uint64_t h = detail::hash_string(detail::hash_seed, typeid(mapping).name());
+    std::uint64_t h = detail::hash_string(detail::hash_seed, typeid(basic_mapping).name());
     h = hash_mix(h, static_cast<std::uint64_t>(nprocs_));
     h = hash_mix(h, static_cast<std::uint64_t>(grid_.first()));
     h = hash_mix(h, static_cast<std::uint64_t>(grid_.order()));
@@ -214,9 +238,20 @@ class Dist<D...>::mapping {
     return h;
   }
 
-  friend constexpr bool operator==(const mapping&, const mapping&) = default;
+  friend constexpr bool operator==(const basic_mapping&, const basic_mapping&) = default;
 
  private:
+  /// grid as a G: the same extents, order and first rank (a static extent of G must match).
+  template <std::size_t... E>
+  static constexpr G as_grid(const Grid<E...>& grid) {
+    if constexpr (G::rank_dynamic() == N) {
+      return grid.to_dynamic();
+    } else {
+      const G g = std::apply([](auto... e) { return G(e...); }, grid.extents());
+      return g.with_order(grid.order()).with_first(grid.first());
+    }
+  }
+
   template <std::size_t... E, std::size_t... I>
   static constexpr std::tuple<typename D::mapping...> bind(const Dist& dist, const extents_type& extents, const Grid<E...>& grid,
                                                  std::index_sequence<I...>) {
@@ -235,7 +270,7 @@ class Dist<D...>::mapping {
   }
 
   extents_type extents_;
-  grid_type grid_;
+  G grid_;
   coords_type offsets_;
   Storage storage_;
   int nprocs_;
