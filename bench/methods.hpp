@@ -1,4 +1,4 @@
-/// @file Defines the methods redist-bench measures on 1-D arrays (redist and its schedules, pdgemr2d, alltoallv, alltoallw, memcpy, naive) and methods_1d, their table for one pair of layouts.
+/// @file Defines the methods redist-bench measures on 1-D arrays (redist and its schedules, pdgemr2d, alltoallv, alltoallv_onepass, alltoallw, memcpy, naive) and methods_1d, their table for one pair of layouts.
 #pragma once
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include "baselines.hpp"
 #include "gemr2d.hpp"
 #include "harness.hpp"
+#include "onepass.hpp"
 #include "schedules.hpp"
 
 namespace redist::bench {
@@ -138,6 +139,27 @@ class AlltoallvMethod final : public IntoArray<A, B> {
   std::optional<AlltoallvExchange<typename A::value_type, decltype(general_plan(std::declval<const A&>(), std::declval<const B&>()))>> exchange_;
 };
 
+/// MPI_Alltoallv on runs the user computes from the arrays' index queries, no redist plan (see OnePassAlltoallv).
+template <class A, class B>
+class OnePassMethod final : public IntoArray<A, B> {
+ public:
+  OnePassMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
+  bool has_setup() const override { return true; }
+  void setup() override { exchange_.emplace(this->a_, this->b_); }
+  void run() override { exchange_->run(static_cast<MPI_Comm>(this->a_.comm()), this->a_.local(), this->b_.local()); }
+  Cost cost() override {
+    Cost c;
+    c.bytes_sent = exchange_->bytes_sent();
+    c.messages = exchange_->messages();
+    c.steps = 1;
+    c.scratch_bytes = static_cast<std::int64_t>(exchange_->scratch_bytes());
+    return c;
+  }
+
+ private:
+  std::optional<OnePassAlltoallv<typename A::value_type>> exchange_;
+};
+
 /// MPI_Alltoallw with derived datatypes, no packing by us (see AlltoallwExchange).
 template <class A, class B>
 class AlltoallwMethod final : public IntoArray<A, B> {
@@ -251,7 +273,7 @@ void add_redist_methods(std::vector<MethodEntry>& e, const L* layouts) {
 
 /// Every method that applies to the pair of layouts of L, in the order of the CSV:
 /// redist, redist:SCHEDULE (schedules.hpp: the policies that serve DS -> DD), pdgemr2d (when ScaLAPACK can express both layouts),
-/// alltoallv, alltoallw, memcpy, naive. Entries make their method from *L when called; listing
+/// alltoallv, alltoallv_onepass, alltoallw, memcpy, naive. Entries make their method from *L when called; listing
 /// names only, L may be null.
 template <class T, class DS, class DD>
 std::vector<MethodEntry> methods_1d(const Layouts1d<T, DS, DD>* L) {
@@ -262,6 +284,7 @@ std::vector<MethodEntry> methods_1d(const Layouts1d<T, DS, DD>* L) {
   if constexpr (std::is_same_v<T, double> && scalapack_expressible<DS> && scalapack_expressible<DD>)
     e.push_back({"pdgemr2d", [L] { return std::make_unique<Gemr2dMethod<A, B>>(*L->src, L->make_dst(), *L->grids); }});
   e.push_back({"alltoallv", [L] { return std::make_unique<AlltoallvMethod<A, B>>(*L->src, L->make_dst()); }});
+  e.push_back({"alltoallv_onepass", [L] { return std::make_unique<OnePassMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"alltoallw", [L] { return std::make_unique<AlltoallwMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"memcpy", [L] { return std::make_unique<MemcpyMethod<A>>(*L->src); }});
   e.push_back({"naive", [L] { return std::make_unique<NaiveMethod<A, B>>(*L->src, L->make_dst()); }});

@@ -1,4 +1,4 @@
-/// @file Defines the methods redist-bench measures on N-D arrays (redist and its schedules, pdgemr2d on 2-D descriptors, alltoallv, alltoallw, memcpy, naive) and methods_nd, their table for one pair of layouts.
+/// @file Defines the methods redist-bench measures on N-D arrays (redist and its schedules, pdgemr2d on 2-D descriptors, alltoallv, alltoallv_onepass, alltoallw, memcpy, naive) and methods_nd, their table for one pair of layouts.
 #pragma once
 
 #include <array>
@@ -18,6 +18,7 @@
 #include "gemr2d.hpp"
 #include "harness.hpp"
 #include "methods.hpp"
+#include "onepass.hpp"
 
 namespace redist::bench {
 
@@ -196,6 +197,7 @@ std::vector<MethodEntry> methods_nd(const LayoutsNd<T, DS, DD>* L) {
                    return std::make_unique<Gemr2dNdMethod<A, B>>(*L->src, L->make_dst(), *L->contexts, *L->grids);
                  }});
   e.push_back({"alltoallv", [L] { return std::make_unique<AlltoallvMethod<A, B>>(*L->src, L->make_dst()); }});
+  e.push_back({"alltoallv_onepass", [L] { return std::make_unique<OnePassMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"alltoallw", [L] { return std::make_unique<AlltoallwMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"memcpy", [L] { return std::make_unique<MemcpyNdMethod<A>>(*L->src); }});
   e.push_back({"naive", [L] { return std::make_unique<NaiveMethod<A, B>>(*L->src, L->make_dst()); }});
