@@ -2,13 +2,20 @@
 // redist-bench cases at a small and a large array, in one process (plans need no communication):
 // issue 7's target is that the large plan take at most twice the small one for periodic layouts.
 // `plan-scaling [--reps R] [--small N] [--large N] [--csv FILE]`; prints one CSV row per case.
+// `plan-scaling --procs [--max-procs P] [--csv FILE]`: one rank's plan of each case at the
+// redist-bench sizes on P = 64, 1024, 16384, 65536 virtual ranks (the issue "Speed at the memory
+// system's limit": the time should grow with that rank's messages, not with P), for the general
+// builder (all_at_once) at every P and the automatic plan up to P = 1024; then per case and
+// policy the exponents of time and messages in P between the smallest and the largest P.
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <redist/dist/block.hpp>
@@ -77,20 +84,128 @@ struct Case {
   bool nd = false;
 };
 
+/// A grid of P ranks as near square as it gets: {a, P / a} with a the largest divisor <= sqrt(P).
+std::array<int, 2> near_square(int p) {
+  int a = 1;
+  for (int d = 1; d * d <= p; ++d)
+    if (p % d == 0) a = d;
+  return {a, p / a};
+}
+
+/// One rank's plan under Policy: what it costs (median ms) and how many messages it has.
+struct OnePlan {
+  double ms = 0;
+  std::size_t messages = 0;
+};
+template <class From, class To, class Policy>
+OnePlan one_plan(const From& from, const To& to, int rank, Policy policy) {
+  std::vector<double> t;
+  std::size_t messages = 0;
+  double total = 0;
+  while (t.size() < 3 || (total < 200 && t.size() < 101)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto plan = plan_with(from, to, rank, policy);
+    const auto t1 = std::chrono::steady_clock::now();
+    messages = messages_of(plan).sends.size() + messages_of(plan).recvs.size();
+    t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    total += t.back();
+    if (t.back() > 2000) break;  // one slow plan is measured once
+  }
+  std::sort(t.begin(), t.end());
+  return {t[t.size() / 2], messages};
+}
+
+/// The rows of one case at P = 64 ... max_procs: policy, P, the rank, its messages and plan time;
+/// make(P) gives the two layouts on P ranks.
+template <class Make>
+void procs_rows(std::FILE* out, const char* name, int max_procs, Make&& make) {
+  for (const bool automatic : {false, true}) {
+    const char* policy = automatic ? "automatic" : "all_at_once";
+    int p0 = 0, p1 = 0;
+    OnePlan r0, r1;
+    for (const int p : {64, 1024, 16384, 65536}) {
+      if (p > max_procs || (automatic && p > 1024)) break;
+      const auto [from, to] = make(p);
+      const int rank = p / 2 + 1;
+      const OnePlan r = automatic ? one_plan(from, to, rank, schedule::automatic)
+                                  : one_plan(from, to, rank, schedule::all_at_once);
+      std::fprintf(out, "%s,%s,%d,%d,%zu,%.6f\n", name, policy, p, rank, r.messages, r.ms);
+      std::fflush(out);
+      if (p0 == 0) p0 = p, r0 = r;
+      p1 = p, r1 = r;
+    }
+    if (p1 > p0) {
+      const double lp = std::log(static_cast<double>(p1) / p0);
+      std::fprintf(out, "%s,%s,exponent %d..%d,,%.2f,%.2f\n", name, policy, p0, p1,
+                   std::log(std::max<double>(r1.messages, 1) / std::max<double>(r0.messages, 1)) / lp,
+                   std::log(r1.ms / r0.ms) / lp);
+    }
+  }
+}
+
+/// The P-scaling table (--procs): the redist-bench cases at their default sizes.
+int procs_table(std::FILE* out, int max_procs) {
+  const index_t n = index_t{1} << 24, m = 8192, c = 512;
+  std::fprintf(out, "case,policy,np,rank,messages,plan_ms\n");
+  auto one_d = [&](const char* name, auto ds, auto dd) {
+    procs_rows(out, name, max_procs, [&](int p) {
+      return std::pair{typename decltype(ds)::mapping(ds, n, p), typename decltype(dd)::mapping(dd, n, p)};
+    });
+  };
+  one_d("cyc8_cyc5", Cyclic<8>{}, Cyclic<5>{});
+  one_d("cyc100_cyc3", Cyclic<100>{}, Cyclic<3>{});
+  one_d("cyc4_cyc28", Cyclic<4>{}, Cyclic<28>{});
+  one_d("cyc4_cyc124", Cyclic<4>{}, Cyclic<124>{});
+  one_d("block_cyc1", Block{}, Cyclic<1>{});
+  procs_rows(out, "genblock_uneven", max_procs, [&](int p) {
+    return std::pair{GenBlock::mapping(uneven(n, p, false), n, p), GenBlock::mapping(uneven(n, p, true), n, p)};
+  });
+  auto two_d = [&]<class DS, class DD>(const char* name, DS, DD, auto grids) {
+    procs_rows(out, name, max_procs, [&](int p) {
+      const auto [gs, gd] = grids(p);
+      return std::pair{typename DS::mapping(DS{}, {m, m}, gs, {}, Storage{}, p),
+                       typename DD::mapping(DD{}, {m, m}, gd, {}, Storage{}, p)};
+    });
+  };
+  two_d("mat_b64_b100", Dist<Cyclic<64>, Cyclic<64>>{}, Dist<Cyclic<100>, Cyclic<100>>{}, [](int p) {
+    const auto s = near_square(p);
+    return std::pair{Grid{s[0], s[1]}, Grid{p, 1}};
+  });
+  two_d("mat_b32_b128", Dist<Cyclic<32>, Cyclic<32>>{}, Dist<Cyclic<128>, Cyclic<128>>{}, [](int p) {
+    const auto s = near_square(p);
+    return std::pair{Grid{s[0], s[1]}, Grid{s[0], s[1]}};
+  });
+  two_d("corner_turn", Dist<Block, Collapsed>{}, Dist<Collapsed, Block>{},
+        [](int p) { return std::pair{Grid{p, 1}, Grid{1, p}}; });
+  using C1 = Dist<Cyclic<64>, Collapsed, Block>;
+  using C2 = Dist<Block, Collapsed, Cyclic<8>>;
+  procs_rows(out, "cube_3d", max_procs, [&](int p) {
+    const auto s = near_square(p);
+    return std::pair{C1::mapping(C1{}, {c, c, c}, Grid{s[0], 1, s[1]}, {}, Storage{}, p),
+                     C2::mapping(C2{}, {c, c, c}, Grid{p, 1, 1}, {}, Storage{}, p)};
+  });
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
   int reps = 201;
   index_t small = index_t{1} << 16, large = index_t{1} << 26;
   std::string csv;
+  bool procs = false;
+  int max_procs = 65536;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    if (a == "--procs") procs = true;
+    else if (a == "--max-procs" && i + 1 < argc) max_procs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (a == "--small" && i + 1 < argc) small = std::atoll(argv[++i]);
     else if (a == "--large" && i + 1 < argc) large = std::atoll(argv[++i]);
     else if (a == "--csv" && i + 1 < argc) csv = argv[++i];
     else {
-      std::fprintf(stderr, "usage: plan-scaling [--reps R] [--small N] [--large N] [--csv FILE]\n");
+      std::fprintf(stderr, "usage: plan-scaling [--reps R] [--small N] [--large N] [--csv FILE]\n"
+                           "       plan-scaling --procs [--max-procs P] [--csv FILE]\n");
       return 2;
     }
   }
@@ -139,6 +254,11 @@ int main(int argc, char* argv[]) {
   };
   std::FILE* out = csv.empty() ? stdout : std::fopen(csv.c_str(), "w");
   if (out == nullptr) return 2;
+  if (procs) {
+    const int rc = procs_table(out, max_procs);
+    if (out != stdout) std::fclose(out);
+    return rc;
+  }
   std::fprintf(out, "case,np,small_elements,large_elements,small_plan_ms,large_plan_ms,ratio\n");
   for (const Case& c : cases) {
     const auto a = c.make(small), b = c.make(large);
