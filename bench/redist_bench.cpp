@@ -171,6 +171,11 @@ std::vector<Case> make_cases() {
           "corner_turn", "matrix, row blocks on 4x1 -> column blocks on 1x4", matrix,
           [](int p) { return std::tuple{Dist<Block, Collapsed>{}, Grid{p, 1}}; },
           [](int p) { return std::tuple{Dist<Collapsed, Block>{}, Grid{1, p}}; }),
+      case_nd<Dist<Cyclic<1>, Cyclic<8>>, Dist<Cyclic<1>, Cyclic<5>>>(
+          "row_c8_c5", "1 x n row vector, CYCLIC(8) -> CYCLIC(5) columns on 1xP (the 1-D pair through the N-D engine)",
+          [](const Sizes& s) { return std::array<index_t, 2>{1, s.n}; },
+          [](int p) { return std::tuple{Dist<Cyclic<1>, Cyclic<8>>{}, Grid{1, p}}; },
+          [](int p) { return std::tuple{Dist<Cyclic<1>, Cyclic<5>>{}, Grid{1, p}}; }),
       case_nd<Dist<Cyclic<64>, Collapsed, Block>, Dist<Block, Collapsed, Cyclic<8>>>(
           "cube_3d", "3-D cube, (CYCLIC(64), *, BLOCK) on 2x1x2 -> (BLOCK, *, CYCLIC(8)) on 4x1x1", cube,
           [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<64>, Collapsed, Block>{}, Grid{s[0], 1, s[1]}}; },
