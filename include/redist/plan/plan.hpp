@@ -259,16 +259,14 @@ auto build_plan(const From& from_view, const To& to, int rank) {
   const auto fv = detail::view_of(from_view);
   const auto& from = fv.m;
   constexpr std::size_t N = std::remove_cvref_t<decltype(from)>::rank();
-  static_assert(N == To::rank(), "redist::build_grid_plan(from, to, rank) requires layouts of the same rank");
+  static_assert(N == To::rank(), "redist::build_plan(from, to, rank) requires layouts of the same rank");
   REDIST_EXPECTS(from.nprocs() == to.nprocs(),
-                 "redist::build_grid_plan(from, to, rank) requires from and to to be on the same communicator size");
+                 "redist::build_plan(from, to, rank) requires from and to to be on the same communicator size");
   for (std::size_t k = 0; k < N; ++k)
     REDIST_EXPECTS(from.extent(fv.perm[k]) == to.extent(k),
-                   "redist::build_grid_plan(from, to, rank) requires from and to to have the same extents (dimension " +
+                   "redist::build_plan(from, to, rank) requires from and to to have the same extents (dimension " +
                        std::to_string(k) + ": " + std::to_string(from.extent(fv.perm[k])) + " vs " +
                        std::to_string(to.extent(k)) + ")");
-  REDIST_EXPECTS(rank >= 0 && rank < from.nprocs(),
-                 "redist::build_grid_plan(from, to, rank) requires rank to be in [0, P)");
   return detail::build_plan_of<section_for<N>>(fv, to, rank);
 }
 
