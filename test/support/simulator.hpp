@@ -20,6 +20,7 @@ struct SimResult {
   index_t messages = 0;   ///< remote messages of all ranks
   index_t moved = 0;      ///< elements sent remotely
   std::size_t max_steps = 0;
+  int unwalked = 0;       ///< sides (a rank's sends or receives) with packed messages but no valid walk
 };
 
 /// What simulate checks of the plans' schedules, besides the data.
@@ -116,6 +117,55 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
     }
     runtime::copy(pl.runs_of(pl.local), in[r].data(), out[r].data());
     writes[r] += pl.local.size;
+    if constexpr (requires { pl.send_walk; }) {
+      // The one-pass pack gives every packed message the bytes of packing it alone.
+      if (!pl.send_walk && std::any_of(pl.sends.begin(), pl.sends.end(), [](const Message& m) { return !m.direct; }))
+        ++res.unwalked;
+      if (pl.send_walk) {
+        std::vector<index_t> base(pl.sends.size(), -1), cursors;
+        index_t total = 0;
+        for (std::size_t i = 0; i < pl.sends.size(); ++i)
+          if (!pl.sends[i].direct) {
+            base[i] = total;
+            total += pl.sends[i].size;
+          }
+        std::vector<index_t> all(static_cast<std::size_t>(total), -7);
+        runtime::pack_walk(pl.send_walk, in[r].data(), all.data(), base, cursors);
+        for (std::size_t i = 0; i < pl.sends.size(); ++i) {
+          if (base[i] < 0) continue;
+          const std::vector<index_t>& one = wire[{r, pl.sends[i].peer}];
+          if (!std::equal(one.begin(), one.end(), all.begin() + base[i]))
+            fail("rank " + std::to_string(r) + ": the one-pass pack of the message to " +
+                 std::to_string(pl.sends[i].peer) + " differs from its own pack");
+        }
+      }
+    }
+  }
+  // The one-pass unpack: every packed message of a rank from one buffer gives what unpacking them
+  // one by one gives (checked against the result of the loop below).
+  std::vector<std::vector<index_t>> walked(nprocs);
+  for (int q = 0; q < nprocs; ++q) {
+    const auto& pl = plans[q];
+    if constexpr (requires { pl.recv_walk; }) {
+      if (!pl.recv_walk) {
+        if (std::any_of(pl.recvs.begin(), pl.recvs.end(), [](const Message& m) { return !m.direct; })) ++res.unwalked;
+        continue;
+      }
+      std::vector<index_t> base(pl.recvs.size(), -1), cursors, all;
+      walked[q] = out[q];
+      for (std::size_t i = 0; i < pl.recvs.size(); ++i) {
+        const Message& m = pl.recvs[i];
+        auto it = wire.find({m.peer, q});
+        if (it == wire.end() || static_cast<index_t>(it->second.size()) != m.size) continue;  // reported below
+        if (m.direct) {
+          runtime::unpack(pl.runs_of(m), it->second.data(), walked[q].data());
+          continue;
+        }
+        base[i] = static_cast<index_t>(all.size());
+        all.insert(all.end(), it->second.begin(), it->second.end());
+      }
+      runtime::unpack_walk(pl.recv_walk, all.data(), walked[q].data(), base, cursors);
+    }
   }
   // Exchange and unpack.
   for (int q = 0; q < nprocs; ++q) {
@@ -132,6 +182,9 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
     }
   }
   if (!wire.empty()) fail(std::to_string(wire.size()) + " messages sent but never received");
+  for (int q = 0; q < nprocs; ++q)
+    if (!walked[q].empty() && walked[q] != out[q])
+      fail("rank " + std::to_string(q) + ": the one-pass unpack differs from unpacking message by message");
   for (int p = 0; p < nprocs; ++p) {
     // Places: every local element but padding (global index -1, never written).
     const auto places = std::count_if(dst.globals[p].begin(), dst.globals[p].end(), [](index_t g) { return g >= 0; });

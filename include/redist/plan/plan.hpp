@@ -19,6 +19,7 @@
 #include <redist/index/intersect.hpp>
 #include <redist/index/section.hpp>
 #include <redist/plan/layout.hpp>
+#include <redist/plan/walk.hpp>
 #include <redist/schedule/schedule.hpp>
 
 namespace redist {
@@ -65,6 +66,10 @@ struct BasicPlan {
   /// on all ranks) moves in rounds, as pieces of at most `piece` elements: round j of a step
   /// moves elements [j·piece, (j+1)·piece) of each of the step's messages.
   index_t piece = 0;
+  /// The source and the destination in storage order, every message's pieces in one pass
+  /// (plan/walk.hpp): the one-pass pack and unpack. Plans built from layouts have them; a plan
+  /// without (or with piece > 0) packs message by message, into the same bytes.
+  Walk send_walk, recv_walk;
 
   std::span<const R> runs_of(const Message& m) const noexcept {
     return std::span<const R>(runs).subspan(m.first, m.nruns);
@@ -231,6 +236,45 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
         const auto cq = from.coords_of(q);
         if (my_dst && cq) pair_sections(*recvs, true, *cq, q, *my_dst, rank, out);
       });
+
+  // The walks: the source in its storage order (walk dimension k is source dimension order[k]),
+  // the destination in the same order of dimensions (its own storage order unless transposed).
+  auto extent_of = [](const LddSet& s) {
+    index_t n = 0;
+    for (const Ldd& l : s) n += l.size();
+    return n;
+  };
+  std::array<WalkInput, N> dims{};
+  std::vector<std::pair<std::vector<index_t>, int>> peers;
+  if (my_src) {
+    const auto st = from.strides(rank);
+    for (std::size_t k = 0; k < N; ++k)
+      dims[k] = WalkInput{&(*sends)[order[k]], extent_of(from.ldds(order[k], (*my_src)[order[k]])), st[order[k]]};
+    for (std::size_t i = 0; i < plan.sends.size(); ++i) {
+      if (plan.sends[i].direct) continue;
+      const auto cq = *to.coords_of(plan.sends[i].peer);
+      std::vector<index_t> c(N);
+      for (std::size_t k = 0; k < N; ++k) c[k] = cq[dst_dim[order[k]]];
+      peers.emplace_back(std::move(c), static_cast<int>(i));
+    }
+    plan.send_walk = make_walk(dims, true, peers);
+  }
+  if (my_dst) {
+    const auto st = to.strides(rank);
+    peers.clear();
+    for (std::size_t k = 0; k < N; ++k) {
+      const std::size_t q = dst_dim[order[k]];
+      dims[k] = WalkInput{&(*recvs)[order[k]], extent_of(to.ldds(q, (*my_dst)[q])), st[q]};
+    }
+    for (std::size_t i = 0; i < plan.recvs.size(); ++i) {
+      if (plan.recvs[i].direct) continue;
+      const auto cq = *from.coords_of(plan.recvs[i].peer);
+      std::vector<index_t> c(N);
+      for (std::size_t k = 0; k < N; ++k) c[k] = cq[order[k]];
+      peers.emplace_back(std::move(c), static_cast<int>(i));
+    }
+    plan.recv_walk = make_walk(dims, false, peers);
+  }
   return plan;
 }
 }  // namespace detail

@@ -36,6 +36,8 @@ struct Workspace {
   std::vector<index_t> recv_at;       ///< per receive: its offset in the round's receive scratch
   std::vector<index_t> send_at;       ///< per send: its offset in the round's send scratch
   std::vector<index_t> send_len, recv_len;  ///< per message: its elements in the round
+  std::vector<index_t> walk_base;      ///< per message: its offset in the step's scratch for a walk, -1: not in the step
+  std::vector<index_t> walk_cursor;    ///< a walk's per-member positions
   std::size_t high_water = 0;         ///< most scratch bytes one round has used
   Scratch intermediate;               ///< a plan's intermediate array (multiphase, two circulant phases), not counted in high_water
 };
@@ -84,7 +86,9 @@ void post_send(const T* p, index_t count, std::size_t chunk, int peer, MPI_Comm 
 /// Per step, and per round of pieces when plan.piece > 0, in the order of COSTA's
 /// exchange_async: post receives, pack, post sends, copy the local runs (once) while messages
 /// are in flight, wait for any receive and unpack it, wait for the sends. Messages whose runs tile
-/// a contiguous range go from src / into dst directly.
+/// a contiguous range go from src / into dst directly. When the plan has walks (plan/walk.hpp)
+/// and moves whole messages, a step packs all its messages in one pass over src, and unpacks
+/// them in one pass over dst once they have all arrived.
 template <class T, class R>
 void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
              Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes) {
@@ -140,6 +144,17 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
       }
       // Pack, and post sends.
       ws.send_requests.clear();
+      const bool walk_sends = plan.piece == 0 && plan.send_walk;
+      if (walk_sends) {
+        ws.walk_base.assign(plan.sends.size(), -1);
+        index_t at = 0;
+        for (std::size_t i : step.sends)
+          if (!plan.sends[i].direct) {
+            ws.walk_base[i] = at;  // where the loop below sends it from
+            at += plan.sends[i].size;
+          }
+        pack_walk(plan.send_walk, src.data(), send_buf, ws.walk_base, ws.walk_cursor);
+      }
       index_t packed = 0;
       for (std::size_t i : step.sends) {
         const Message& m = plan.sends[i];
@@ -147,14 +162,25 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
         const T* from = src.data() + (m.direct ? plan.runs[m.first].src + lo : 0);
         if (!m.direct) {
           T* out = send_buf + packed;
-          if (plan.piece == 0) pack(plan.runs_of(m), src.data(), out);
-          else pack_range(plan.runs_of(m), src.data(), out, lo, hi);
+          if (plan.piece > 0) pack_range(plan.runs_of(m), src.data(), out, lo, hi);
+          else if (!walk_sends) pack(plan.runs_of(m), src.data(), out);
           from = out;
           packed += hi - lo;
         }
         detail::post_send(from, hi - lo, chunk_bytes, m.peer, c, ws.send_requests);
       }
       copy_local();
+      if (plan.piece == 0 && plan.recv_walk) {
+        // Unpack: every receive of the step in one pass, once all have arrived.
+        detail::check(MPI_Waitall(static_cast<int>(ws.recv_requests.size()), ws.recv_requests.data(),
+                                  MPI_STATUSES_IGNORE),
+                      "MPI_Waitall");
+        ws.walk_base.assign(plan.recvs.size(), -1);
+        for (std::size_t i : step.recvs)
+          if (!plan.recvs[i].direct) ws.walk_base[i] = ws.recv_at[i];
+        unpack_walk(plan.recv_walk, recv_buf, dst.data(), ws.walk_base, ws.walk_cursor);
+        ws.recv_requests.clear();
+      }
       // Unpack: as each receive completes.
       for (std::size_t left = ws.recv_requests.size(); left > 0; --left) {
         int k = MPI_UNDEFINED;

@@ -1,4 +1,4 @@
-/// @file Defines pack, unpack and copy of runs: the data movement of a plan, without MPI.
+/// @file Defines pack, unpack and copy of runs and sections, message by message, and pack_walk and unpack_walk, every message in one pass over the local array: the data movement of a plan, without MPI.
 #pragma once
 
 #include <algorithm>
@@ -6,9 +6,11 @@
 #include <cstring>
 #include <span>
 #include <type_traits>
+#include <vector>
 
 #include <redist/index/run.hpp>
 #include <redist/index/section.hpp>
+#include <redist/plan/walk.hpp>
 
 namespace redist::runtime {
 
@@ -244,6 +246,103 @@ inline void unpack_range(std::span<const BasicSection<D>> sections, const T* in,
   detail::for_runs_in(sections, begin, end, [&](const BasicSection<D>& s, index_t a, index_t b) {
     detail::copy_nest_range<detail::dense::from>(in, dst + s.dst, detail::nest_of(s, detail::dense::from), a, b);
     in += b - a;
+  });
+}
+
+// One pass: every message of a walk at once.
+
+namespace detail {
+/// Where a walk stands above level k: slot-table index, the packed-order terms X, Y and Z of the
+/// outer dimensions (plan/walk.hpp), and the local offset.
+struct WalkAt {
+  index_t lin = 0, x = 0, y = 0, z = 1, off = 0;
+};
+
+/// Walks level 0 (the innermost dimension) under `at`: every member's pieces, band by band and
+/// cycle by cycle, copy(local offset, local stride, buffer position, length) for the members
+/// whose message is active (base[slot] >= 0).
+template <class Copy>
+inline void walk_innermost(const Walk& w, const WalkAt& at, std::span<const index_t> base, index_t* cur, Copy& copy) {
+  const WalkDim& d = w.dims[0];
+  const std::size_t n = d.members.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    const WalkMember& m = d.members[j];
+    const int s = w.slot[static_cast<std::size_t>(at.lin + m.coord * d.weight)];
+    const index_t b = s < 0 ? -1 : base[static_cast<std::size_t>(s)];
+    cur[j] = b < 0 ? -1 : b + m.prefix * at.z + m.total * at.x + m.size * at.y;
+  }
+  for (const WalkBand& band : d.bands) {
+    const WalkMember* ms = d.members.data() + band.first;
+    index_t* cs = cur + band.first;
+    index_t from = at.off + band.start * d.stride;
+    for (index_t c = 0; c < band.cycles; ++c, from += band.period * d.stride) {
+      for (std::size_t j = 0; j < band.size; ++j) {
+        if (cs[j] < 0 || c < ms[j].first || c >= ms[j].first + ms[j].count) continue;
+        copy(from + ms[j].phase * d.stride, d.stride, cs[j], ms[j].len);
+        cs[j] += ms[j].len;
+      }
+    }
+  }
+}
+
+/// Walks level k > 0 under `at`: every element of every piece of dimension k, then level k - 1.
+template <class Copy>
+inline void walk_level(const Walk& w, std::size_t k, const WalkAt& at, std::span<const index_t> base, index_t* cur,
+                       Copy& copy) {
+  if (k == 0) return walk_innermost(w, at, base, cur, copy);
+  const WalkDim& d = w.dims[k];
+  for (const WalkBand& band : d.bands) {
+    for (index_t c = 0; c < band.cycles; ++c) {
+      for (std::size_t j = band.first; j < band.first + band.size; ++j) {
+        const WalkMember& m = d.members[j];
+        if (c < m.first || c >= m.first + m.count) continue;
+        WalkAt in;
+        in.lin = at.lin + m.coord * d.weight;
+        in.x = m.prefix * at.z + m.total * at.x;
+        in.z = m.size * at.z;
+        const index_t start = band.start + c * band.period + m.phase;
+        for (index_t i = 0; i < m.len; ++i) {
+          in.y = (c - m.first) * m.len + i + m.size * at.y;
+          in.off = at.off + (start + i) * d.stride;
+          walk_level(w, k - 1, in, base, cur, copy);
+        }
+      }
+    }
+  }
+}
+
+template <class Copy>
+inline void run_walk(const Walk& w, std::span<const index_t> base, std::vector<index_t>& cursors, Copy&& copy) {
+  if (!w.valid || w.dims.empty()) return;
+  cursors.resize(w.dims[0].members.size());
+  WalkAt top;
+  top.lin = w.fixed;
+  walk_level(w, w.dims.size() - 1, top, base, cursors.data(), copy);
+}
+}  // namespace detail
+
+/// Pack in one pass over src in storage order: every message whose base[i] >= 0 (i its index in
+/// the plan's sends) into buf + base[i], in the message's packed order — the bytes of
+/// pack(plan.runs_of(sends[i]), src, buf + base[i]) for each, without reading src once per
+/// message. `cursors` is reused (no allocation once it has grown).
+template <class T>
+inline void pack_walk(const Walk& w, const T* src, T* buf, std::span<const index_t> base, std::vector<index_t>& cursors) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  detail::run_walk(w, base, cursors, [&](index_t at, index_t stride, index_t pos, index_t len) {
+    if (stride == 1) detail::copy_section(buf + pos, src + at, len);
+    else for (index_t i = 0; i < len; ++i) buf[pos + i] = src[at + i * stride];
+  });
+}
+
+/// Unpack in one pass over dst in storage order: every message whose base[i] >= 0 (i its index in
+/// the plan's recvs) from buf + base[i] — what unpack(plan.runs_of(recvs[i]), buf + base[i], dst)
+/// does for each.
+template <class T>
+inline void unpack_walk(const Walk& w, const T* buf, T* dst, std::span<const index_t> base, std::vector<index_t>& cursors) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  detail::run_walk(w, base, cursors, [&](index_t at, index_t stride, index_t pos, index_t len) {
+    if (stride == 1) detail::copy_section(dst + at, buf + pos, len);
+    else for (index_t i = 0; i < len; ++i) dst[at + i * stride] = buf[pos + i];
   });
 }
 
