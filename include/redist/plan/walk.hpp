@@ -75,6 +75,7 @@ struct Walk {
   std::vector<WalkDim> dims;  ///< innermost first
   index_t fixed = 0;
   std::vector<int> slot;
+  index_t piece_elements = 0; ///< mean elements per piece of the innermost dimension (rounded up)
   bool valid = false;         ///< false: pack and unpack message by message
   explicit operator bool() const noexcept { return valid; }
   friend bool operator==(const Walk&, const Walk&) = default;
@@ -231,6 +232,12 @@ inline Walk make_walk(std::span<const WalkInput> dims, bool src_side,
     if (!band_families(fams, dim, in.extent)) return Walk{};
     w.dims.push_back(std::move(dim));
   }
+  index_t elements = 0, pieces = 0;
+  for (const WalkMember& m : w.dims[0].members) {
+    elements += m.size;
+    pieces += m.count;
+  }
+  w.piece_elements = pieces == 0 ? 0 : (elements + pieces - 1) / pieces;
   w.valid = true;
   return w;
 }
