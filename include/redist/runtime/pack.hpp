@@ -334,7 +334,8 @@ inline void pack_walk(const Walk& w, const T* src, T* buf, std::span<const index
   });
 }
 
-/// Unpack in one pass over dst in storage order: every message whose base[i] >= 0 (i its index in
+/// Unpack in one pass over dst (in its storage order, in the source's order of dimensions when
+/// transposed): every message whose base[i] >= 0 (i its index in
 /// the plan's recvs) from buf + base[i] — what unpack(plan.runs_of(recvs[i]), buf + base[i], dst)
 /// does for each.
 template <class T>
