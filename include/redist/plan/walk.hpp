@@ -137,6 +137,22 @@ inline bool try_band(std::vector<WalkFamily> fams, std::vector<WalkMember>& memb
     if (period == 0)
       for (std::size_t j = b.first + 1; j < members.size(); ++j)
         if (members[j].phase < members[j - 1].phase + members[j - 1].len) return false;
+    // Neighbours in every cycle with the same peer are one piece (source blocks that go to the
+    // same destination block): one longer copy instead of two.
+    std::size_t out = b.first;
+    for (std::size_t j = b.first; j < members.size(); ++j) {
+      if (out > b.first) {
+        WalkMember& prev = members[out - 1];
+        const WalkMember& m = members[j];
+        if (m.coord == prev.coord && m.first == prev.first && m.count == prev.count && prev.phase + prev.len == m.phase) {
+          prev.len += m.len;
+          continue;
+        }
+      }
+      members[out++] = members[j];
+    }
+    members.resize(out);
+    b.size = out - b.first;
     bands.push_back(b);
     return true;
   };

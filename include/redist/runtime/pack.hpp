@@ -288,9 +288,24 @@ bool walk_one(const Walk& w, std::size_t k, std::span<const index_t> coords, ind
               index_t hi, Copy& copy) {
   const WalkDim& d = w.dims[k];
   const auto c = static_cast<std::size_t>(coords[d.index]);
+  const WalkMember* ms = d.list.coord_members.data();
+  if (k == 0 && pos >= lo && pos + d.list.coord_total[c] <= hi) {
+    // The whole innermost line of this message is in the range: no clipping.
+    for (std::size_t b = d.list.coord_begin[c]; b < d.list.coord_begin[c + 1]; ++b) {
+      const WalkBand& band = d.list.coord_bands[b];
+      const WalkMember* bm = ms + band.first;
+      index_t base = off + band.start * d.stride;
+      for (index_t cy = 0; cy < band.cycles; ++cy, base += band.period * d.stride)
+        for (std::size_t j = 0; j < band.size; ++j) {
+          if (cy < bm[j].first || cy >= bm[j].first + bm[j].count) continue;
+          copy(base + bm[j].phase * d.stride, d.stride, pos - lo, bm[j].len);
+          pos += bm[j].len;
+        }
+    }
+    return pos < hi;
+  }
   index_t inner = 1;  // the message's elements per element of this dimension
   for (std::size_t j = 0; j < k; ++j) inner *= w.dims[j].list.coord_total[static_cast<std::size_t>(coords[w.dims[j].index])];
-  const WalkMember* ms = d.list.coord_members.data();
   for (std::size_t b = d.list.coord_begin[c]; b < d.list.coord_begin[c + 1]; ++b) {
     const WalkBand& band = d.list.coord_bands[b];
     for (index_t cy = 0; cy < band.cycles; ++cy) {
