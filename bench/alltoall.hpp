@@ -64,16 +64,16 @@ class AlltoallvExchange {
   /// src -> dst (collective over comm).
   void run(MPI_Comm comm, std::span<const T> src, std::span<T> dst) {
     // Pack
-    for (const Message& m : plan_.sends)
-      runtime::pack(plan_.runs_of(m), src.data(), sbuf_.get() + sdispl_[m.peer] / index_t{sizeof(T)});
+    for (std::size_t i = 0; i < plan_.sends.size(); ++i)
+      runtime::pack_message(plan_, i, src.data(), sbuf_.get() + sdispl_[plan_.sends[i].peer] / index_t{sizeof(T)});
     // Copy: the local runs, src -> dst.
     runtime::copy(plan_.runs_of(plan_.local), src.data(), dst.data());
     // Exchange
     MPI_Alltoallv(sbuf_.get(), scount_.data(), sdispl_.data(), MPI_BYTE, rbuf_.get(), rcount_.data(),
                   rdispl_.data(), MPI_BYTE, comm);
     // Unpack
-    for (const Message& m : plan_.recvs)
-      runtime::unpack(plan_.runs_of(m), rbuf_.get() + rdispl_[m.peer] / index_t{sizeof(T)}, dst.data());
+    for (std::size_t i = 0; i < plan_.recvs.size(); ++i)
+      runtime::unpack_message(plan_, i, rbuf_.get() + rdispl_[plan_.recvs[i].peer] / index_t{sizeof(T)}, dst.data());
   }
 
  private:

@@ -1,9 +1,11 @@
-// walk-bench: the one-pass walk (runtime::pack_walk / unpack_walk) against packing message by
-// message (runtime::pack / unpack over each message's sections), in one process on rank 0's plan of
+// walk-bench: packing in one walk over the local array (runtime::pack_walk / unpack_walk), message
+// by message along each message's own pieces (pack_message / unpack_message: the same packed
+// order), and message by message in the order of the runs (runtime::pack / unpack over each
+// message's sections: the order of plans without walks), in one process on rank 0's plan of
 // 2-D CYCLIC(b) x CYCLIC(b) on 2x2 -> CYCLIC(3b) x CYCLIC(3b) on 2x2 and 1 x n CYCLIC(b) ->
 // CYCLIC(3b - 1) on 1x4, b = 2 ... 32, and the two bench cases mat_b32_b128 and row_c8_c5. Best of
 // --reps times, every message, and one message alone (a step of a contention-free schedule). The
-// walk's buffers are compared with the per-message ones; a difference exits non-zero.
+// walk's buffers are compared with pack_message's; a difference exits non-zero.
 //   walk-bench [--matrix M] [--n N] [--reps R]     (defaults 8192, 2^24, 7)
 #include <algorithm>
 #include <chrono>
@@ -51,11 +53,16 @@ void run(const std::string& name, const P& p, index_t src_size, index_t dst_size
   const double pack_walk = best_ms([&] { runtime::pack_walk(p.send_walk, src.data(), walked.data(), base, cursors); });
   const double pack_each = best_ms([&] {
     for (std::size_t i = 0; i < p.sends.size(); ++i)
-      if (base[i] >= 0) runtime::pack(p.runs_of(p.sends[i]), src.data(), each.data() + base[i]);
+      if (base[i] >= 0) runtime::pack_message(p, i, src.data(), each.data() + base[i]);
   });
   if (walked != each) failed = true;
+  const double pack_runs = best_ms([&] {
+    for (std::size_t i = 0; i < p.sends.size(); ++i)
+      if (base[i] >= 0) runtime::pack(p.runs_of(p.sends[i]), src.data(), each.data() + base[i]);
+  });
   const double one_walk = best_ms([&] { runtime::pack_walk(p.send_walk, src.data(), walked.data(), one, cursors); });
-  const double one_each = best_ms([&] { runtime::pack(p.runs_of(p.sends[first]), src.data(), each.data() + base[first]); });
+  const double one_each = best_ms([&] { runtime::pack_message(p, first, src.data(), each.data() + base[first]); });
+  const double one_runs = best_ms([&] { runtime::pack(p.runs_of(p.sends[first]), src.data(), each.data() + base[first]); });
   std::vector<index_t> rbase(p.recvs.size(), -1);
   for (std::size_t i = 0; i < p.recvs.size(); ++i)
     if (!p.recvs[i].direct) rbase[i] = p.recvs[i].offset;
@@ -65,11 +72,15 @@ void run(const std::string& name, const P& p, index_t src_size, index_t dst_size
   const double unpack_walk = best_ms([&] { runtime::unpack_walk(p.recv_walk, in.data(), dst.data(), rbase, cursors); });
   const double unpack_each = best_ms([&] {
     for (std::size_t i = 0; i < p.recvs.size(); ++i)
-      if (rbase[i] >= 0) runtime::unpack(p.runs_of(p.recvs[i]), in.data() + rbase[i], dst_each.data());
+      if (rbase[i] >= 0) runtime::unpack_message(p, i, in.data() + rbase[i], dst_each.data());
   });
   if (dst != dst_each) failed = true;
-  std::printf("%s,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", name.c_str(), static_cast<long long>(p.send_walk.piece_elements),
-              pack_walk, pack_each, one_walk, one_each, unpack_walk, unpack_each);
+  const double unpack_runs = best_ms([&] {
+    for (std::size_t i = 0; i < p.recvs.size(); ++i)
+      if (rbase[i] >= 0) runtime::unpack(p.runs_of(p.recvs[i]), in.data() + rbase[i], dst_each.data());
+  });
+  std::printf("%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", name.c_str(), pack_walk, pack_each, pack_runs, one_walk,
+              one_each, one_runs, unpack_walk, unpack_each, unpack_runs);
 }
 
 using D2 = Dist<Cyclic<>, Cyclic<>>;
@@ -99,7 +110,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("case,piece_elements,pack_walk_ms,pack_each_ms,one_message_walk_ms,one_message_each_ms,unpack_walk_ms,unpack_each_ms\n");
+  std::printf("case,pack_walk_ms,pack_each_ms,pack_runs_ms,one_walk_ms,one_each_ms,one_runs_ms,unpack_walk_ms,unpack_each_ms,unpack_runs_ms\n");
   matrix("mat_b32_b128", m, 32, 128);
   row("row_c8_c5", n, 8, 5);
   for (index_t b : {2, 4, 8, 16, 32}) {

@@ -107,10 +107,12 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
   for (int r = 0; r < nprocs; ++r) {
     const auto& pl = plans[r];
     res.max_steps = std::max(res.max_steps, pl.schedule.size());
-    for (const Message& m : pl.sends) {
+    for (std::size_t i = 0; i < pl.sends.size(); ++i) {
+      const Message& m = pl.sends[i];
       if (m.peer == r) fail("rank " + std::to_string(r) + " sends to itself");
       std::vector<index_t> buf(static_cast<std::size_t>(m.size));
-      runtime::pack(pl.runs_of(m), in[r].data(), buf.data());
+      if constexpr (requires { pl.send_walk; }) runtime::pack_message(pl, i, in[r].data(), buf.data());
+      else runtime::pack(pl.runs_of(m), in[r].data(), buf.data());
       if (!wire.emplace(std::pair{r, m.peer}, std::move(buf)).second) fail("two messages on one pair");
       ++res.messages;
       res.moved += m.size;
@@ -118,7 +120,7 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
     runtime::copy(pl.runs_of(pl.local), in[r].data(), out[r].data());
     writes[r] += pl.local.size;
     if constexpr (requires { pl.send_walk; }) {
-      // The one-pass pack gives every packed message the bytes of packing it alone.
+      // The one-pass pack gives every packed message the bytes of packing it alone (by its own walk).
       if (!pl.send_walk && std::any_of(pl.sends.begin(), pl.sends.end(), [](const Message& m) { return !m.direct; }))
         ++res.unwalked;
       if (pl.send_walk) {
@@ -158,7 +160,7 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
         auto it = wire.find({m.peer, q});
         if (it == wire.end() || static_cast<index_t>(it->second.size()) != m.size) continue;  // reported below
         if (m.direct) {
-          runtime::unpack(pl.runs_of(m), it->second.data(), walked[q].data());
+          runtime::unpack_message(pl, i, it->second.data(), walked[q].data());
           continue;
         }
         base[i] = static_cast<index_t>(all.size());
@@ -169,13 +171,15 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
   }
   // Exchange and unpack.
   for (int q = 0; q < nprocs; ++q) {
-    for (const Message& m : plans[q].recvs) {
+    for (std::size_t i = 0; i < plans[q].recvs.size(); ++i) {
+      const Message& m = plans[q].recvs[i];
       auto it = wire.find({m.peer, q});
       if (it == wire.end()) {
         fail("rank " + std::to_string(q) + " waits for a message from " + std::to_string(m.peer) + " never sent");
         continue;
       }
       if (static_cast<index_t>(it->second.size()) != m.size) fail("message size mismatch");
+      else if constexpr (requires { plans[q].recv_walk; }) runtime::unpack_message(plans[q], i, it->second.data(), out[q].data());
       else runtime::unpack(plans[q].runs_of(m), it->second.data(), out[q].data());
       writes[q] += m.size;
       wire.erase(it);

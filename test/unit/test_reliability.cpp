@@ -1,4 +1,5 @@
 // Unit tests of the reliability machinery without MPI: pieces of messages, the scratch budget, plans at n = 2^40.
+#include <algorithm>
 #include <numeric>
 #include <random>
 
@@ -21,20 +22,38 @@ TEST_CASE("Packing a message piece by piece equals packing it whole", "[pack][pi
     const Plan plan = build_plan(from, to, static_cast<int>(rng() % nprocs));
     std::vector<index_t> src(static_cast<std::size_t>(from.local_size(plan.rank)));
     std::iota(src.begin(), src.end(), 0);
-    for (const Message& m : plan.sends) {
-      std::vector<index_t> whole(static_cast<std::size_t>(m.size)), pieces(whole.size());
-      runtime::pack(plan.runs_of(m), src.data(), whole.data());
+    for (std::size_t i = 0; i < plan.sends.size(); ++i) {
+      const Message& m = plan.sends[i];
+      std::vector<index_t> whole(static_cast<std::size_t>(m.size)), pieces(whole.size()), runs(whole.size());
+      runtime::pack_message(plan, i, src.data(), whole.data());
       const index_t piece = 1 + static_cast<index_t>(rng() % 40);
       for (index_t lo = 0; lo < m.size; lo += piece)
-        runtime::pack_range(plan.runs_of(m), src.data(), pieces.data() + lo, lo, std::min(m.size, lo + piece));
+        runtime::pack_message(plan, i, src.data(), pieces.data() + lo, lo, std::min(m.size, lo + piece));
       REQUIRE(pieces == whole);
+      // The runs' own order, and its pieces (plans without walks).
+      std::fill(pieces.begin(), pieces.end(), 0);
+      runtime::pack(plan.runs_of(m), src.data(), runs.data());
+      for (index_t lo = 0; lo < m.size; lo += piece)
+        runtime::pack_range(plan.runs_of(m), src.data(), pieces.data() + lo, lo, std::min(m.size, lo + piece));
+      REQUIRE(pieces == runs);
+      // The walk's order is the source's storage order: the packed offsets increase.
+      std::vector<index_t> sorted = runs;
+      std::sort(sorted.begin(), sorted.end());
+      REQUIRE(whole == sorted);
     }
-    for (const Message& m : plan.recvs) {
+    for (std::size_t i = 0; i < plan.recvs.size(); ++i) {
+      const Message& m = plan.recvs[i];
       std::vector<index_t> in(static_cast<std::size_t>(m.size));
       std::iota(in.begin(), in.end(), 1);
       std::vector<index_t> whole(static_cast<std::size_t>(to.local_size(plan.rank)), 0), pieces = whole;
-      runtime::unpack(plan.runs_of(m), in.data(), whole.data());
+      runtime::unpack_message(plan, i, in.data(), whole.data());
       const index_t piece = 1 + static_cast<index_t>(rng() % 40);
+      for (index_t lo = 0; lo < m.size; lo += piece)
+        runtime::unpack_message(plan, i, in.data() + lo, pieces.data(), lo, std::min(m.size, lo + piece));
+      REQUIRE(pieces == whole);
+      std::fill(pieces.begin(), pieces.end(), 0);
+      std::fill(whole.begin(), whole.end(), 0);
+      runtime::unpack(plan.runs_of(m), in.data(), whole.data());
       for (index_t lo = 0; lo < m.size; lo += piece)
         runtime::unpack_range(plan.runs_of(m), in.data() + lo, pieces.data(), lo, std::min(m.size, lo + piece));
       REQUIRE(pieces == whole);

@@ -66,9 +66,10 @@ struct BasicPlan {
   /// on all ranks) moves in rounds, as pieces of at most `piece` elements: round j of a step
   /// moves elements [j·piece, (j+1)·piece) of each of the step's messages.
   index_t piece = 0;
-  /// The source and the destination in storage order, every message's pieces in one pass
-  /// (plan/walk.hpp): the one-pass pack and unpack. Plans built from layouts have them; a plan
-  /// without (or with piece > 0) packs message by message, into the same bytes.
+  /// The source and the destination in storage order (plan/walk.hpp): with them, a message's
+  /// packed order is the sender's storage order restricted to the pair, packed and unpacked by
+  /// walks (runtime::pack_message, pack_walk); without (plans not built from layouts), the order
+  /// of its runs.
   Walk send_walk, recv_walk;
 
   std::span<const R> runs_of(const Message& m) const noexcept {
@@ -237,8 +238,17 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
         if (my_dst && cq) pair_sections(*recvs, true, *cq, q, *my_dst, rank, out);
       });
 
-  // The walks: the source in its storage order (walk dimension k is source dimension order[k]),
-  // the destination in the same order of dimensions (its own storage order unless transposed).
+  // The walks, which define the packed order of the messages (plan/walk.hpp): the source in its
+  // storage order (walk dimension k is source dimension order[k]), the destination in the same
+  // order of dimensions. They need local indices that grow with global ones in every dimension
+  // of both layouts (all built-in distributions); a layout without that property gets no walks,
+  // on every rank alike, and its messages are packed in the order of their runs.
+  bool ordered = true;
+  for (std::size_t d = 0; d < N && ordered; ++d) {
+    for (int c = 0; c < from.grid().extent(d) && ordered; ++c) ordered = increasing(from.ldds(d, c));
+    for (int c = 0; c < to.grid().extent(d) && ordered; ++c) ordered = increasing(to.ldds(d, c));
+  }
+  if (!ordered) return plan;
   auto extent_of = [](const LddSet& s) {
     index_t n = 0;
     for (const Ldd& l : s) n += l.size();
@@ -251,13 +261,12 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
     for (std::size_t k = 0; k < N; ++k)
       dims[k] = WalkInput{&(*sends)[order[k]], extent_of(from.ldds(order[k], (*my_src)[order[k]])), st[order[k]]};
     for (std::size_t i = 0; i < plan.sends.size(); ++i) {
-      if (plan.sends[i].direct) continue;
       const auto cq = *to.coords_of(plan.sends[i].peer);
       std::vector<index_t> c(N);
       for (std::size_t k = 0; k < N; ++k) c[k] = cq[dst_dim[order[k]]];
       peers.emplace_back(std::move(c), static_cast<int>(i));
     }
-    plan.send_walk = make_walk(dims, true, peers);
+    plan.send_walk = make_walk(dims, peers, true);
   }
   if (my_dst) {
     const auto st = to.strides(rank);
@@ -267,13 +276,23 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
       dims[k] = WalkInput{&(*recvs)[order[k]], extent_of(to.ldds(q, (*my_dst)[q])), st[q]};
     }
     for (std::size_t i = 0; i < plan.recvs.size(); ++i) {
-      if (plan.recvs[i].direct) continue;
       const auto cq = *from.coords_of(plan.recvs[i].peer);
       std::vector<index_t> c(N);
       for (std::size_t k = 0; k < N; ++k) c[k] = cq[order[k]];
       peers.emplace_back(std::move(c), static_cast<int>(i));
     }
-    plan.recv_walk = make_walk(dims, false, peers);
+    plan.recv_walk = make_walk(dims, peers, false);
+    // A message received straight into dst needs the packed order to be dst's storage order:
+    // the walk must go through dst in dst's own order of dimensions.
+    bool own_order = true;
+    for (std::size_t k = 0; k < N; ++k)
+      own_order = own_order && dst_dim[order[k]] == (to.storage().order == Order::column_major ? k : N - 1 - k);
+    if (!own_order)
+      for (Message& m : plan.recvs)
+        if (m.direct) {
+          m.direct = false;
+          m.offset = std::exchange(plan.recv_scratch, plan.recv_scratch + m.size);
+        }
   }
   return plan;
 }

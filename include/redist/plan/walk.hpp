@@ -1,4 +1,4 @@
-/// @file Defines Walk: one rank's local array in storage order, piece by piece, each piece tagged with where it sits in its message's packed order — the one-pass pack and unpack of every plan built from layouts (runtime/pack.hpp runs it).
+/// @file Defines Walk: one side of a plan (the sender's source, the receiver's destination) in storage order, piece by piece, each piece tagged with its peer — the packed order of the messages of plans built from layouts, and their one-pass pack and unpack (runtime/pack.hpp runs it).
 #pragma once
 
 #include <algorithm>
@@ -8,32 +8,26 @@
 #include <vector>
 
 #include <redist/config.hpp>
+#include <redist/dist/ldd.hpp>
 #include <redist/index/run.hpp>
 
 namespace redist {
 
-/// One family of pieces of one dimension on the walking side (the sender's source, or the
-/// receiver's destination), in its band: its pieces are [band.start + c·band.period + phase,
-/// + len) of local index for the cycles first <= c < first + count. It is one family of the
-/// pair's list of families in this dimension (the plan builder's per-dimension intersection with
-/// the peer coordinate `coord`): `prefix` elements of that list come before it, it holds `size`,
-/// the list `total`.
+/// One family of pieces of one dimension on the walking side, in its band: the pieces
+/// [band.start + c·band.period + phase, + len) of local index for the cycles first <= c <
+/// first + count, all with the peer coordinate `coord` in this dimension.
 struct WalkMember {
   index_t phase = 0;
   index_t len = 0;
   index_t first = 0;
   index_t count = 0;
-  index_t prefix = 0;
-  index_t size = 0;
-  index_t total = 0;
   index_t coord = 0;
   friend bool operator==(const WalkMember&, const WalkMember&) = default;
 };
 
-/// Members [first, first + size) of a dimension, sorted by phase, walked cycle by cycle: in cycle
-/// c (c < cycles) every member whose cycles include c contributes its piece, in member order,
-/// and that is storage order (the builder checks it). Members of a band share its period (or
-/// have one piece); bands follow each other.
+/// Members [first, first + size) of a list, sorted by phase, walked cycle by cycle: in cycle c
+/// (c < cycles) every member whose cycles include c gives its piece, in member order, and that is
+/// storage order (the builder makes sure). Bands follow each other.
 struct WalkBand {
   index_t start = 0;
   index_t period = 0;
@@ -43,40 +37,49 @@ struct WalkBand {
   friend bool operator==(const WalkBand&, const WalkBand&) = default;
 };
 
+/// Members banded: all of them (`bands` over `members`), and per peer coordinate c those with
+/// that coordinate (`coord_bands[coord_begin[c], coord_begin[c + 1])` over `coord_members`).
+struct WalkList {
+  std::vector<WalkMember> members, coord_members;
+  std::vector<WalkBand> bands, coord_bands;
+  std::vector<std::size_t> coord_begin;
+  std::vector<index_t> coord_total;  ///< elements with coordinate c
+  friend bool operator==(const WalkList&, const WalkList&) = default;
+};
+
 /// One dimension of a walk: its element stride in the local storage, the weight of its peer
-/// coordinate in the walk's slot table, its members (band by band), and the bands.
+/// coordinate in the walk's slot table, and its pieces.
 struct WalkDim {
+  std::size_t index = 0;  ///< its place in the walk's order of dimensions (folded ones included)
   index_t stride = 1;
   index_t weight = 1;
-  std::vector<WalkMember> members;
-  std::vector<WalkBand> bands;
+  WalkList list;
   friend bool operator==(const WalkDim&, const WalkDim&) = default;
 };
 
-/// One rank's local array (one side of a plan) in storage order as pieces of the innermost
-/// dimension, nested in the outer dimensions' elements, each piece bound to its message and to
-/// its place in that message's packed order — the order of the plan's runs or sections, so that
-/// packing every message in one walk gives the buffers of packing them one by one (a plan with
-/// a walk is packed and unpacked either way; sender and receiver need not agree on which).
+/// One rank's local array on one side of a plan (the sender's source, or the receiver's
+/// destination) in storage order: the pieces of the innermost dimension nested in the outer
+/// dimensions' elements, each tagged with the peer it goes to or comes from.
 ///
-/// Packed order: a message's sections are the tuples (a_0, ..., a_{N-1}) of the pair's family
-/// lists, odometer order with the innermost dimension fastest; within a tuple the innermost
-/// dimension's elements go fastest. So the element with family a_k and position e_k in it (per
-/// walk dimension k, innermost first) sits at
-///   Σ_k prefix_k · Π_{j<k} total_j · Π_{j>k} size_j  +  Σ_k e_k · Π_{j<k} size_j
-/// which the walk accumulates from the outermost dimension in: X ← prefix·Z + total·X,
-/// Y ← e + size·Y, Z ← size·Z (runtime/pack.hpp).
+/// It defines the packed order of every message of a plan built from layouts: a message holds
+/// its elements in the order the *sender's* walk meets them, which is the sender's storage order
+/// restricted to the pair — lexicographic in the global index, the source's innermost dimension
+/// fastest (local indices grow with global ones in every dimension, which the builder checks).
+/// The receiver's walk goes through its destination in the same order of dimensions (its own
+/// storage order unless the pair is transposed or the storage orders differ), and so meets the
+/// pair's elements in the same order. A message is therefore packed with one cursor per peer,
+/// in one pass over the array for every message at once, or over the message's own pieces alone.
 ///
 /// Dimensions holding one local element are folded into `fixed` (their slot-table contribution)
 /// unless no dimension is left. `slot[Σ coord_k · weight_k]` is the index of the message in the
-/// plan's sends (send walk) or recvs (receive walk), or -1 for the local part, a direct message
-/// or no message.
+/// plan's sends (send walk) or recvs (receive walk), or -1 for the local part or no message;
+/// `coords[i]` are message i's peer coordinates per walk dimension.
 struct Walk {
   std::vector<WalkDim> dims;  ///< innermost first
   index_t fixed = 0;
   std::vector<int> slot;
-  index_t piece_elements = 0; ///< mean elements per piece of the innermost dimension (rounded up)
-  bool valid = false;         ///< false: pack and unpack message by message
+  std::vector<std::vector<index_t>> coords;
+  bool valid = false;  ///< false: messages are packed in the order of their runs
   explicit operator bool() const noexcept { return valid; }
   friend bool operator==(const Walk&, const Walk&) = default;
 };
@@ -90,75 +93,84 @@ struct WalkInput {
   index_t stride = 1;
 };
 
-/// A family of pieces of one dimension before banding: pieces [start + m·stride, + len), m < count.
+/// A family of pieces before banding: pieces [start + m·stride, + len), m < count, coordinate c.
 struct WalkFamily {
-  WalkMember member;
   index_t start = 0;
+  index_t len = 0;
+  index_t count = 0;
   index_t stride = 0;  ///< 0 when count == 1
+  index_t coord = 0;
 };
 
-/// Bands the families of one dimension into dim: in order of start, a family joins the open band
-/// when it has one piece or the band's period (the first stride seen); its pieces must then fall
-/// on the band's cycle grid (which starts at the first repeating family) inside one cycle each. Checks that walking the bands cycle by cycle is
-/// storage order and stays in [0, extent), and that the families hold extent elements; returns
-/// false otherwise (the plan then packs message by message). The families are disjoint (they are
-/// the plan's own intersections), which with those checks makes the walk a partition.
-inline bool band_families(std::vector<WalkFamily>& fams, WalkDim& dim, index_t extent) {
+/// Bands `fams` (disjoint families) into members and bands appended to the given vectors, in
+/// storage order: in order of start, a family joins the open band when it has one piece or the
+/// band's period (the first stride seen) and its pieces fall inside one cycle of the band's grid
+/// (which starts at the first repeating family); where a ragged block shifts the pattern, the open
+/// band ends at the last family after whose pieces all later ones start. Returns false when no
+/// such banding exists.
+inline bool try_band(std::vector<WalkFamily> fams, std::vector<WalkMember>& members, std::vector<WalkBand>& bands) {
   std::stable_sort(fams.begin(), fams.end(), [](const WalkFamily& a, const WalkFamily& b) { return a.start < b.start; });
-  dim.members.clear();
-  dim.bands.clear();
-  index_t covered = 0, end = 0;
+  index_t end = 0;
   auto close = [&](std::size_t from, std::size_t to, index_t period) {
     if (from == to) return true;
-    WalkBand b{fams[from].start, period, 0, dim.members.size(), to - from};
+    WalkBand b{fams[from].start, period, 0, members.size(), to - from};
     if (b.start < end) return false;  // after the previous band
     if (period > 0) {
-      // Cycles start where the first repeating family does (a piece boundary of every cycle),
-      // moved back by whole periods to cover the single pieces before it.
       std::size_t r = from;
       while (fams[r].stride == 0) ++r;
       b.start = fams[r].start - period * ((fams[r].start - fams[from].start + period - 1) / period);
     }
     for (std::size_t i = from; i < to; ++i) {
-      WalkMember m = fams[i].member;
-      const index_t rel = fams[i].start - b.start;
+      const WalkFamily& f = fams[i];
+      WalkMember m{0, f.len, 0, f.count, f.coord};
+      const index_t rel = f.start - b.start;
       m.first = period == 0 ? 0 : rel / period;
       m.phase = rel - m.first * period;
-      if (period > 0 && m.phase + m.len > period) return false;  // crosses into the next cycle
+      if (period > 0 && m.phase + m.len > period) return false;
       if (period == 0 && m.count != 1) return false;
       b.cycles = std::max(b.cycles, m.first + m.count);
       end = std::max(end, b.start + (m.first + m.count - 1) * period + m.phase + m.len);
-      dim.members.push_back(m);
+      members.push_back(m);
     }
-    std::stable_sort(dim.members.begin() + static_cast<std::ptrdiff_t>(b.first), dim.members.end(),
+    std::stable_sort(members.begin() + static_cast<std::ptrdiff_t>(b.first), members.end(),
                      [](const WalkMember& x, const WalkMember& y) { return x.phase < y.phase; });
-    if (period == 0) {
-      // One cycle: the pieces in order, disjoint.
-      for (std::size_t j = b.first + 1; j < dim.members.size(); ++j)
-        if (dim.members[j].phase < dim.members[j - 1].phase + dim.members[j - 1].len) return false;
+    if (period == 0)
+      for (std::size_t j = b.first + 1; j < members.size(); ++j)
+        if (members[j].phase < members[j - 1].phase + members[j - 1].len) return false;
+    // Neighbours in every cycle with the same peer are one piece (source blocks that go to the
+    // same destination block): one longer copy instead of two.
+    std::size_t out = b.first;
+    for (std::size_t j = b.first; j < members.size(); ++j) {
+      if (out > b.first) {
+        WalkMember& prev = members[out - 1];
+        const WalkMember& m = members[j];
+        if (m.coord == prev.coord && m.first == prev.first && m.count == prev.count && prev.phase + prev.len == m.phase) {
+          prev.len += m.len;
+          continue;
+        }
+      }
+      members[out++] = members[j];
     }
-    dim.bands.push_back(b);
+    members.resize(out);
+    b.size = out - b.first;
+    bands.push_back(b);
     return true;
   };
-  for (const WalkFamily& f : fams) covered += f.member.size;
-  // The open band: families [open, i), its period and a piece boundary of its cycles (origin).
   std::size_t open = 0;
   index_t period = 0, origin = 0;
   auto fits = [&](const WalkFamily& f) {
     const index_t phase = (((f.start - origin) % period) + period) % period;
-    return phase + f.member.len <= period;
+    return phase + f.len <= period;
   };
-  auto last_end = [&](std::size_t from, std::size_t to) {  // one past the last piece of families [from, to)
+  auto last_end = [&](std::size_t from, std::size_t to) {
     index_t e = 0;
-    for (std::size_t j = from; j < to; ++j)
-      e = std::max(e, fams[j].start + (fams[j].member.count - 1) * fams[j].stride + fams[j].member.len);
+    for (std::size_t j = from; j < to; ++j) e = std::max(e, fams[j].start + (fams[j].count - 1) * fams[j].stride + fams[j].len);
     return e;
   };
   for (std::size_t i = 0; i < fams.size(); ++i) {
     const WalkFamily& f = fams[i];
     bool joins = true;
     if (period == 0 && f.stride > 0) {
-      // The first repeating family sets the grid; the single pieces before it must fit it.
       period = f.stride;
       origin = f.start;
       for (std::size_t j = open; j < i && joins; ++j) joins = fits(fams[j]);
@@ -167,8 +179,6 @@ inline bool band_families(std::vector<WalkFamily>& fams, WalkDim& dim, index_t e
       joins = (f.stride == 0 || f.stride == period) && fits(f);
     }
     if (joins) continue;
-    // A new grid from here on (a ragged block shifts the pattern): the open band ends at the
-    // last family after whose pieces everything else starts; the rest is walked again.
     std::size_t cut = i;
     while (cut > open && last_end(open, cut) > fams[cut].start) --cut;
     if (cut == open) return false;
@@ -177,15 +187,27 @@ inline bool band_families(std::vector<WalkFamily>& fams, WalkDim& dim, index_t e
     period = 0;
     i = cut - 1;
   }
-  return close(open, fams.size(), period) && covered == extent && end <= extent;
+  return close(open, fams.size(), period);
 }
 
-/// The walk of one side of a plan: dims innermost first (the walking side's storage order),
-/// `messages` the plan's sends or recvs as (peer coordinates per walk dimension, message index)
-/// for the messages that are packed (not local, not direct). Returns an invalid walk when a
-/// dimension's families do not band into storage order (no built-in layout does that).
-inline Walk make_walk(std::span<const WalkInput> dims, bool src_side,
-                      std::span<const std::pair<std::vector<index_t>, int>> messages) {
+/// Bands `fams` into storage order; where no banding exists (no built-in layout needs it), every
+/// piece becomes a member of its own, in one band: always a walk, at the cost of its size.
+inline void band(const std::vector<WalkFamily>& fams, std::vector<WalkMember>& members, std::vector<WalkBand>& bands) {
+  const std::size_t m0 = members.size(), b0 = bands.size();
+  if (try_band(fams, members, bands)) return;
+  members.resize(m0);
+  bands.resize(b0);
+  std::vector<WalkFamily> pieces;
+  for (const WalkFamily& f : fams)
+    for (index_t j = 0; j < f.count; ++j) pieces.push_back(WalkFamily{f.start + j * f.stride, f.len, 1, 0, f.coord});
+  if (!try_band(pieces, members, bands)) report_error("redist: the pieces of a plan overlap: internal error");
+}
+
+/// The walk of one side of a plan: dims innermost first (the walking side's storage order, or
+/// the sender's order of dimensions on the receiving side), `messages` the plan's sends or recvs
+/// as (peer coordinates per walk dimension, message index) for every message.
+inline Walk make_walk(std::span<const WalkInput> dims, std::span<const std::pair<std::vector<index_t>, int>> messages,
+                      bool src_side) {
   Walk w;
   const std::size_t N = dims.size();
   index_t weight = 1;
@@ -193,53 +215,61 @@ inline Walk make_walk(std::span<const WalkInput> dims, bool src_side,
   for (std::size_t k = 0; k < N; ++k) {
     weights[k] = weight;
     weight *= static_cast<index_t>(dims[k].families->size());
-    if (dims[k].extent == 0) return w;  // nothing on this side
   }
   w.slot.assign(static_cast<std::size_t>(weight), -1);
   for (const auto& [coords, index] : messages) {
     index_t at = 0;
     for (std::size_t k = 0; k < N; ++k) at += coords[k] * weights[k];
     w.slot[static_cast<std::size_t>(at)] = index;
+    if (w.coords.size() <= static_cast<std::size_t>(index)) w.coords.resize(static_cast<std::size_t>(index) + 1);
+    w.coords[static_cast<std::size_t>(index)] = coords;
   }
   bool kept_any = false;
   for (std::size_t k = 0; k < N; ++k) kept_any = kept_any || dims[k].extent > 1;
-  std::vector<WalkFamily> fams;
+  std::vector<WalkFamily> fams, mine;
   for (std::size_t k = 0; k < N; ++k) {
     const WalkInput& in = dims[k];
     fams.clear();
-    for (std::size_t c = 0; c < in.families->size(); ++c) {
-      const std::vector<Run>& list = (*in.families)[c];
-      index_t total = 0, prefix = 0;
-      for (const Run& r : list) total += r.size();
-      for (const Run& r : list) {
-        WalkFamily f;
-        f.member = WalkMember{0, r.len, 0, r.count, prefix, r.size(), total, static_cast<index_t>(c)};
-        f.start = src_side ? r.src : r.dst;
-        f.stride = r.count > 1 ? (src_side ? r.src_stride : r.dst_stride) : 0;
-        fams.push_back(f);
-        prefix += r.size();
-      }
-    }
+    for (std::size_t c = 0; c < in.families->size(); ++c)
+      for (const Run& r : (*in.families)[c])
+        fams.push_back(WalkFamily{src_side ? r.src : r.dst, r.len, r.count,
+                                  r.count > 1 ? (src_side ? r.src_stride : r.dst_stride) : 0, static_cast<index_t>(c)});
     if (in.extent == 1 && (kept_any || k + 1 < N)) {
       // Folded: one element, one family of one piece (the last dimension stays if all are folded).
-      if (fams.size() != 1 || fams[0].member.size != 1) return Walk{};
-      w.fixed += fams[0].member.coord * weights[k];
+      if (fams.size() != 1 || fams[0].len * fams[0].count != 1) report_error("redist: a walk's folded dimension holds more than one element: internal error");
+      w.fixed += fams[0].coord * weights[k];
       continue;
     }
     WalkDim dim;
+    dim.index = k;
     dim.stride = in.stride;
     dim.weight = weights[k];
-    if (!band_families(fams, dim, in.extent)) return Walk{};
+    band(fams, dim.list.members, dim.list.bands);
+    dim.list.coord_begin.push_back(0);
+    for (std::size_t c = 0; c < in.families->size(); ++c) {
+      mine.clear();
+      index_t total = 0;
+      for (const WalkFamily& f : fams)
+        if (f.coord == static_cast<index_t>(c)) {
+          mine.push_back(f);
+          total += f.len * f.count;
+        }
+      dim.list.coord_total.push_back(total);
+      band(mine, dim.list.coord_members, dim.list.coord_bands);
+      dim.list.coord_begin.push_back(dim.list.coord_bands.size());
+    }
     w.dims.push_back(std::move(dim));
   }
-  index_t elements = 0, pieces = 0;
-  for (const WalkMember& m : w.dims[0].members) {
-    elements += m.size;
-    pieces += m.count;
-  }
-  w.piece_elements = pieces == 0 ? 0 : (elements + pieces - 1) / pieces;
   w.valid = true;
   return w;
+}
+
+/// True when every LDD set of `sets` lists its LDDs in increasing global and local order: then
+/// local indices grow with global ones, which the walks' packed order relies on.
+inline bool increasing(const LddSet& s) {
+  for (std::size_t i = 1; i < s.size(); ++i)
+    if (s[i].o < s[i - 1].end() || s[i].local < s[i - 1].local + s[i - 1].size()) return false;
+  return true;
 }
 }  // namespace detail
 

@@ -42,18 +42,12 @@ struct Workspace {
   Scratch intermediate;               ///< a plan's intermediate array (multiphase, two circulant phases), not counted in high_water
 };
 
-/// A step packs (unpacks) in one walk when it holds every packed message of the rank, messages
-/// move whole, and the walk's pieces average at most this many bytes; otherwise message by
-/// message. Measured (in-process, 2-D and 1 x n CYCLIC(b) -> CYCLIC(3b) on 4 ranks): the walk is
-/// 1.0-2.8x faster for pieces of 2-8 doubles, even at 16, and up to 2x slower for 32 and more,
-/// where its one write stream per family (a message's sections are packed family by family)
-/// costs more than reading the source once per message; a walk over one message of several is
-/// slower in most cases measured.
-inline constexpr std::size_t walk_max_piece_bytes = 96;
-
+/// A step packs (unpacks) in one walk over the whole local array when it holds every packed
+/// message of the rank and messages move whole; otherwise message by message (each message's
+/// own pieces, pack_message).
 template <class T>
 bool walks(const Walk& w, index_t piece, std::span<const Message> messages, std::span<const std::size_t> in_step) {
-  if (!w || piece != 0 || static_cast<std::size_t>(w.piece_elements) * sizeof(T) > walk_max_piece_bytes) return false;
+  if (!w || piece != 0) return false;
   std::size_t packed = 0, stepped = 0;
   for (const Message& m : messages) packed += m.direct ? 0 : 1;
   for (std::size_t i : in_step) stepped += messages[i].direct ? 0 : 1;
@@ -104,9 +98,9 @@ void post_send(const T* p, index_t count, std::size_t chunk, int peer, MPI_Comm 
 /// Per step, and per round of pieces when plan.piece > 0, in the order of COSTA's
 /// exchange_async: post receives, pack, post sends, copy the local runs (once) while messages
 /// are in flight, wait for any receive and unpack it, wait for the sends. Messages whose runs tile
-/// a contiguous range go from src / into dst directly. A step that `walks` (plan/walk.hpp: every
-/// packed message in it, whole messages, short pieces) packs them all in one pass over src, and
-/// unpacks them in one pass over dst once they have all arrived.
+/// a contiguous range go from src / into dst directly. A step that `walks` (every packed message
+/// of the rank in it, whole messages) packs them all in one pass over src, and unpacks them in
+/// one pass over dst once they have all arrived (plan/walk.hpp).
 template <class T, class R>
 void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
              Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes) {
@@ -180,8 +174,7 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
         const T* from = src.data() + (m.direct ? plan.runs[m.first].src + lo : 0);
         if (!m.direct) {
           T* out = send_buf + packed;
-          if (plan.piece > 0) pack_range(plan.runs_of(m), src.data(), out, lo, hi);
-          else if (!walk_sends) pack(plan.runs_of(m), src.data(), out);
+          if (!walk_sends) pack_message(plan, i, src.data(), out, lo, hi);
           from = out;
           packed += hi - lo;
         }
@@ -210,8 +203,7 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
         if (--ws.pending[i] > 0 || m.direct) continue;
         part(m, round, lo, hi);
         const T* in = recv_buf + ws.recv_at[i];
-        if (plan.piece == 0) unpack(plan.runs_of(m), in, dst.data());
-        else unpack_range(plan.runs_of(m), in, dst.data(), lo, hi);
+        unpack_message(plan, i, in, dst.data(), lo, hi);
       }
       detail::check(MPI_Waitall(static_cast<int>(ws.send_requests.size()), ws.send_requests.data(),
                                 MPI_STATUSES_IGNORE),

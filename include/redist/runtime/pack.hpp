@@ -10,6 +10,7 @@
 
 #include <redist/index/run.hpp>
 #include <redist/index/section.hpp>
+#include <redist/plan/plan.hpp>
 #include <redist/plan/walk.hpp>
 
 namespace redist::runtime {
@@ -249,102 +250,164 @@ inline void unpack_range(std::span<const BasicSection<D>> sections, const T* in,
   });
 }
 
-// One pass: every message of a walk at once.
+// Walks: the packed order of plans built from layouts (plan/walk.hpp).
 
 namespace detail {
-/// Where a walk stands above level k: slot-table index, the packed-order terms X, Y and Z of the
-/// outer dimensions (plan/walk.hpp), and the local offset.
-struct WalkAt {
-  index_t lin = 0, x = 0, y = 0, z = 1, off = 0;
-};
-
-/// Walks level 0 (the innermost dimension) under `at`: every member's pieces, band by band and
-/// cycle by cycle, copy(local offset, local stride, buffer position, length) for the members
-/// whose message is active (base[slot] >= 0).
+/// Every active message at once (cur[i] >= 0: message i's next position in the buffer), from
+/// walk dimension k down, under slot-table index lin and local offset off:
+/// copy(local offset, local stride, buffer position, length) piece by piece in storage order.
 template <class Copy>
-inline void walk_innermost(const Walk& w, const WalkAt& at, std::span<const index_t> base, index_t* cur, Copy& copy) {
-  const WalkDim& d = w.dims[0];
-  const std::size_t n = d.members.size();
-  for (std::size_t j = 0; j < n; ++j) {
-    const WalkMember& m = d.members[j];
-    const int s = w.slot[static_cast<std::size_t>(at.lin + m.coord * d.weight)];
-    const index_t b = s < 0 ? -1 : base[static_cast<std::size_t>(s)];
-    cur[j] = b < 0 ? -1 : b + m.prefix * at.z + m.total * at.x + m.size * at.y;
-  }
-  for (const WalkBand& band : d.bands) {
-    const WalkMember* ms = d.members.data() + band.first;
-    index_t* cs = cur + band.first;
-    index_t from = at.off + band.start * d.stride;
-    for (index_t c = 0; c < band.cycles; ++c, from += band.period * d.stride) {
-      for (std::size_t j = 0; j < band.size; ++j) {
-        if (cs[j] < 0 || c < ms[j].first || c >= ms[j].first + ms[j].count) continue;
-        copy(from + ms[j].phase * d.stride, d.stride, cs[j], ms[j].len);
-        cs[j] += ms[j].len;
-      }
-    }
-  }
-}
-
-/// Walks level k > 0 under `at`: every element of every piece of dimension k, then level k - 1.
-template <class Copy>
-inline void walk_level(const Walk& w, std::size_t k, const WalkAt& at, std::span<const index_t> base, index_t* cur,
-                       Copy& copy) {
-  if (k == 0) return walk_innermost(w, at, base, cur, copy);
+void walk_all(const Walk& w, std::size_t k, index_t lin, index_t off, index_t* cur, Copy& copy) {
   const WalkDim& d = w.dims[k];
-  for (const WalkBand& band : d.bands) {
+  const WalkMember* ms = d.list.members.data();
+  for (const WalkBand& band : d.list.bands) {
     for (index_t c = 0; c < band.cycles; ++c) {
+      const index_t base = band.start + c * band.period;
       for (std::size_t j = band.first; j < band.first + band.size; ++j) {
-        const WalkMember& m = d.members[j];
+        const WalkMember& m = ms[j];
         if (c < m.first || c >= m.first + m.count) continue;
-        WalkAt in;
-        in.lin = at.lin + m.coord * d.weight;
-        in.x = m.prefix * at.z + m.total * at.x;
-        in.z = m.size * at.z;
-        const index_t start = band.start + c * band.period + m.phase;
-        for (index_t i = 0; i < m.len; ++i) {
-          in.y = (c - m.first) * m.len + i + m.size * at.y;
-          in.off = at.off + (start + i) * d.stride;
-          walk_level(w, k - 1, in, base, cur, copy);
+        const index_t at = lin + m.coord * d.weight, pos = base + m.phase;
+        if (k == 0) {
+          const int s = w.slot[static_cast<std::size_t>(at)];
+          if (s < 0 || cur[s] < 0) continue;
+          copy(off + pos * d.stride, d.stride, cur[s], m.len);
+          cur[s] += m.len;
+        } else {
+          for (index_t i = 0; i < m.len; ++i) walk_all(w, k - 1, at, off + (pos + i) * d.stride, cur, copy);
         }
       }
     }
   }
 }
 
+/// One message (peer coordinates `coords` per walk dimension), its elements [lo, hi) of packed
+/// order, from walk dimension k down: copy(local offset, local stride, position - lo, length).
+/// `pos` counts the message's elements met so far; returns false once pos reaches hi.
 template <class Copy>
-inline void run_walk(const Walk& w, std::span<const index_t> base, std::vector<index_t>& cursors, Copy&& copy) {
-  if (!w.valid || w.dims.empty()) return;
-  cursors.resize(w.dims[0].members.size());
-  WalkAt top;
-  top.lin = w.fixed;
-  walk_level(w, w.dims.size() - 1, top, base, cursors.data(), copy);
+bool walk_one(const Walk& w, std::size_t k, std::span<const index_t> coords, index_t off, index_t& pos, index_t lo,
+              index_t hi, Copy& copy) {
+  const WalkDim& d = w.dims[k];
+  const auto c = static_cast<std::size_t>(coords[d.index]);
+  const WalkMember* ms = d.list.coord_members.data();
+  if (k == 0 && pos >= lo && pos + d.list.coord_total[c] <= hi) {
+    // The whole innermost line of this message is in the range: no clipping.
+    for (std::size_t b = d.list.coord_begin[c]; b < d.list.coord_begin[c + 1]; ++b) {
+      const WalkBand& band = d.list.coord_bands[b];
+      const WalkMember* bm = ms + band.first;
+      index_t base = off + band.start * d.stride;
+      for (index_t cy = 0; cy < band.cycles; ++cy, base += band.period * d.stride)
+        for (std::size_t j = 0; j < band.size; ++j) {
+          if (cy < bm[j].first || cy >= bm[j].first + bm[j].count) continue;
+          copy(base + bm[j].phase * d.stride, d.stride, pos - lo, bm[j].len);
+          pos += bm[j].len;
+        }
+    }
+    return pos < hi;
+  }
+  index_t inner = 1;  // the message's elements per element of this dimension
+  for (std::size_t j = 0; j < k; ++j) inner *= w.dims[j].list.coord_total[static_cast<std::size_t>(coords[w.dims[j].index])];
+  for (std::size_t b = d.list.coord_begin[c]; b < d.list.coord_begin[c + 1]; ++b) {
+    const WalkBand& band = d.list.coord_bands[b];
+    for (index_t cy = 0; cy < band.cycles; ++cy) {
+      const index_t base = band.start + cy * band.period;
+      for (std::size_t j = band.first; j < band.first + band.size; ++j) {
+        const WalkMember& m = ms[j];
+        if (cy < m.first || cy >= m.first + m.count) continue;
+        const index_t at = base + m.phase;
+        if (pos + m.len * inner <= lo) {  // before the range: skip the whole piece
+          pos += m.len * inner;
+          continue;
+        }
+        if (k == 0) {
+          const index_t a = std::max(lo, pos) - pos, e = std::min(hi, pos + m.len) - pos;
+          copy(off + (at + a) * d.stride, d.stride, pos + a - lo, e - a);
+          pos += m.len;
+          if (pos >= hi) return false;
+        } else {
+          for (index_t i = 0; i < m.len; ++i) {
+            if (pos + inner <= lo) {
+              pos += inner;
+              continue;
+            }
+            if (!walk_one(w, k - 1, coords, off + (at + i) * d.stride, pos, lo, hi, copy)) return false;
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+
+template <class Copy>
+void run_one(const Walk& w, std::size_t i, index_t lo, index_t hi, Copy&& copy) {
+  if (w.dims.empty() || lo >= hi) return;
+  index_t pos = 0;
+  walk_one(w, w.dims.size() - 1, w.coords[i], 0, pos, lo, hi, copy);
 }
 }  // namespace detail
 
-/// Pack in one pass over src in storage order: every message whose base[i] >= 0 (i its index in
-/// the plan's sends) into buf + base[i], in the message's packed order — the bytes of
-/// pack(plan.runs_of(sends[i]), src, buf + base[i]) for each, without reading src once per
-/// message. `cursors` is reused (no allocation once it has grown).
+/// Pack in one pass over src in storage order: every message i with base[i] >= 0 (i its index in
+/// the plan's sends) into buf + base[i], in its packed order. `cursors` is reused (no allocation
+/// once it has grown).
 template <class T>
 inline void pack_walk(const Walk& w, const T* src, T* buf, std::span<const index_t> base, std::vector<index_t>& cursors) {
   static_assert(std::is_trivially_copyable_v<T>);
-  detail::run_walk(w, base, cursors, [&](index_t at, index_t stride, index_t pos, index_t len) {
+  if (w.dims.empty()) return;
+  cursors.assign(base.begin(), base.end());
+  auto copy = [&](index_t at, index_t stride, index_t pos, index_t len) {
     if (stride == 1) detail::copy_section(buf + pos, src + at, len);
     else for (index_t i = 0; i < len; ++i) buf[pos + i] = src[at + i * stride];
-  });
+  };
+  detail::walk_all(w, w.dims.size() - 1, w.fixed, 0, cursors.data(), copy);
 }
 
-/// Unpack in one pass over dst (in its storage order, in the source's order of dimensions when
-/// transposed): every message whose base[i] >= 0 (i its index in
-/// the plan's recvs) from buf + base[i] — what unpack(plan.runs_of(recvs[i]), buf + base[i], dst)
-/// does for each.
+/// Unpack in one pass over dst (its storage order, or the source's order of dimensions when they
+/// differ): every message i with base[i] >= 0 (i its index in the plan's recvs) from buf + base[i].
 template <class T>
 inline void unpack_walk(const Walk& w, const T* buf, T* dst, std::span<const index_t> base, std::vector<index_t>& cursors) {
   static_assert(std::is_trivially_copyable_v<T>);
-  detail::run_walk(w, base, cursors, [&](index_t at, index_t stride, index_t pos, index_t len) {
+  if (w.dims.empty()) return;
+  cursors.assign(base.begin(), base.end());
+  auto copy = [&](index_t at, index_t stride, index_t pos, index_t len) {
     if (stride == 1) detail::copy_section(dst + at, buf + pos, len);
     else for (index_t i = 0; i < len; ++i) dst[at + i * stride] = buf[pos + i];
-  });
+  };
+  detail::walk_all(w, w.dims.size() - 1, w.fixed, 0, cursors.data(), copy);
+}
+
+/// Pack the elements [lo, hi) of the packed order of send i of plan into out (hi < 0: to the end):
+/// by the plan's send walk where it has one (the sender's storage order), else by its runs.
+template <class T, class R>
+inline void pack_message(const BasicPlan<R>& plan, std::size_t i, const T* src, T* out, index_t lo = 0, index_t hi = -1) {
+  const Message& m = plan.sends[i];
+  if (hi < 0) hi = m.size;
+  if (plan.send_walk) {
+    detail::run_one(plan.send_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
+      if (stride == 1) detail::copy_section(out + pos, src + at, len);
+      else for (index_t j = 0; j < len; ++j) out[pos + j] = src[at + j * stride];
+    });
+  } else if (lo == 0 && hi == m.size) {
+    pack(plan.runs_of(m), src, out);
+  } else {
+    pack_range(plan.runs_of(m), src, out, lo, hi);
+  }
+}
+
+/// Unpack the elements [lo, hi) of the packed order of receive i of plan from in (hi < 0: to the end).
+template <class T, class R>
+inline void unpack_message(const BasicPlan<R>& plan, std::size_t i, const T* in, T* dst, index_t lo = 0, index_t hi = -1) {
+  const Message& m = plan.recvs[i];
+  if (hi < 0) hi = m.size;
+  if (plan.recv_walk) {
+    detail::run_one(plan.recv_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
+      if (stride == 1) detail::copy_section(dst + at, in + pos, len);
+      else for (index_t j = 0; j < len; ++j) dst[at + j * stride] = in[pos + j];
+    });
+  } else if (lo == 0 && hi == m.size) {
+    unpack(plan.runs_of(m), in, dst);
+  } else {
+    unpack_range(plan.runs_of(m), in, dst, lo, hi);
+  }
 }
 
 }  // namespace redist::runtime
