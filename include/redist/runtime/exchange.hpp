@@ -36,23 +36,9 @@ struct Workspace {
   std::vector<index_t> recv_at;       ///< per receive: its offset in the round's receive scratch
   std::vector<index_t> send_at;       ///< per send: its offset in the round's send scratch
   std::vector<index_t> send_len, recv_len;  ///< per message: its elements in the round
-  std::vector<index_t> walk_base;      ///< per message: its offset in the step's scratch for a walk, -1: not in the step
-  std::vector<index_t> walk_cursor;    ///< a walk's per-member positions
   std::size_t high_water = 0;         ///< most scratch bytes one round has used
   Scratch intermediate;               ///< a plan's intermediate array (multiphase, two circulant phases), not counted in high_water
 };
-
-/// A step packs (unpacks) in one walk over the whole local array when it holds every packed
-/// message of the rank and messages move whole; otherwise message by message (each message's
-/// own pieces, pack_message).
-template <class T>
-bool walks(const Walk& w, index_t piece, std::span<const Message> messages, std::span<const std::size_t> in_step) {
-  if (!w || piece != 0) return false;
-  std::size_t packed = 0, stepped = 0;
-  for (const Message& m : messages) packed += m.direct ? 0 : 1;
-  for (std::size_t i : in_step) stepped += messages[i].direct ? 0 : 1;
-  return packed == stepped && packed > 0;
-}
 
 namespace detail {
 inline void check(int rc, const char* routine) {
@@ -98,9 +84,8 @@ void post_send(const T* p, index_t count, std::size_t chunk, int peer, MPI_Comm 
 /// Per step, and per round of pieces when plan.piece > 0, in the order of COSTA's
 /// exchange_async: post receives, pack, post sends, copy the local runs (once) while messages
 /// are in flight, wait for any receive and unpack it, wait for the sends. Messages whose runs tile
-/// a contiguous range go from src / into dst directly. A step that `walks` (every packed message
-/// of the rank in it, whole messages) packs them all in one pass over src, and unpacks them in
-/// one pass over dst once they have all arrived (plan/walk.hpp).
+/// a contiguous range go from src / into dst directly. A plan built from layouts packs each message
+/// in the sender's storage order along the message's own pieces (pack_message, plan/walk.hpp).
 template <class T, class R>
 void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
              Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes) {
@@ -156,17 +141,6 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
       }
       // Pack, and post sends.
       ws.send_requests.clear();
-      const bool walk_sends = walks<T>(plan.send_walk, plan.piece, plan.sends, step.sends);
-      if (walk_sends) {
-        ws.walk_base.assign(plan.sends.size(), -1);
-        index_t at = 0;
-        for (std::size_t i : step.sends)
-          if (!plan.sends[i].direct) {
-            ws.walk_base[i] = at;  // where the loop below sends it from
-            at += plan.sends[i].size;
-          }
-        pack_walk(plan.send_walk, src.data(), send_buf, ws.walk_base, ws.walk_cursor);
-      }
       index_t packed = 0;
       for (std::size_t i : step.sends) {
         const Message& m = plan.sends[i];
@@ -174,24 +148,13 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
         const T* from = src.data() + (m.direct ? plan.runs[m.first].src + lo : 0);
         if (!m.direct) {
           T* out = send_buf + packed;
-          if (!walk_sends) pack_message(plan, i, src.data(), out, lo, hi);
+          pack_message(plan, i, src.data(), out, lo, hi);
           from = out;
           packed += hi - lo;
         }
         detail::post_send(from, hi - lo, chunk_bytes, m.peer, c, ws.send_requests);
       }
       copy_local();
-      if (walks<T>(plan.recv_walk, plan.piece, plan.recvs, step.recvs)) {
-        // Unpack: every receive of the step in one pass, once all have arrived.
-        detail::check(MPI_Waitall(static_cast<int>(ws.recv_requests.size()), ws.recv_requests.data(),
-                                  MPI_STATUSES_IGNORE),
-                      "MPI_Waitall");
-        ws.walk_base.assign(plan.recvs.size(), -1);
-        for (std::size_t i : step.recvs)
-          if (!plan.recvs[i].direct) ws.walk_base[i] = ws.recv_at[i];
-        unpack_walk(plan.recv_walk, recv_buf, dst.data(), ws.walk_base, ws.walk_cursor);
-        ws.recv_requests.clear();
-      }
       // Unpack: as each receive completes.
       for (std::size_t left = ws.recv_requests.size(); left > 0; --left) {
         int k = MPI_UNDEFINED;
