@@ -85,9 +85,9 @@ void run(const std::string& name, const P& p, index_t src_size, index_t dst_size
 
 using D2 = Dist<Cyclic<>, Cyclic<>>;
 
-void matrix(const std::string& name, index_t m, index_t b, index_t c) {
+void matrix(const std::string& name, index_t m, index_t b, index_t c, int rows = 2) {
   const D2::mapping from(D2{Cyclic(b), Cyclic(b)}, {m, m}, Grid{2, 2}, {0, 0}, Storage{}, 4);
-  const D2::mapping to(D2{Cyclic(c), Cyclic(c)}, {m, m}, Grid{2, 2}, {0, 0}, Storage{}, 4);
+  const D2::mapping to(D2{Cyclic(c), Cyclic(c)}, {m, m}, Grid{rows, 4 / rows}, {0, 0}, Storage{}, 4);
   run(name, build_plan(from, to, 0), from.local_size(0), to.local_size(0));
 }
 
@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
   }
   std::printf("case,pack_walk_ms,pack_each_ms,pack_runs_ms,one_walk_ms,one_each_ms,one_runs_ms,unpack_walk_ms,unpack_each_ms,unpack_runs_ms\n");
   matrix("mat_b32_b128", m, 32, 128);
+  matrix("mat_b64_b100", m, 64, 100, 4);
   row("row_c8_c5", n, 8, 5);
   for (index_t b : {2, 4, 8, 16, 32}) {
     matrix("mat_b" + std::to_string(b) + "_b" + std::to_string(3 * b), m, b, 3 * b);
