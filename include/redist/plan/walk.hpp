@@ -246,14 +246,15 @@ inline Walk make_walk(std::span<const WalkInput> dims, std::span<const std::pair
     dim.weight = weights[k];
     band(fams, dim.list.members, dim.list.bands);
     dim.list.coord_begin.push_back(0);
+    // The families come grouped by coordinate (in.families is per coordinate): O(families + coordinates).
+    std::size_t next = 0;
     for (std::size_t c = 0; c < in.families->size(); ++c) {
       mine.clear();
       index_t total = 0;
-      for (const WalkFamily& f : fams)
-        if (f.coord == static_cast<index_t>(c)) {
-          mine.push_back(f);
-          total += f.len * f.count;
-        }
+      for (std::size_t e = next + (*in.families)[c].size(); next < e; ++next) {
+        mine.push_back(fams[next]);
+        total += fams[next].len * fams[next].count;
+      }
       dim.list.coord_total.push_back(total);
       band(mine, dim.list.coord_members, dim.list.coord_bands);
       dim.list.coord_begin.push_back(dim.list.coord_bands.size());
