@@ -265,7 +265,7 @@ inline Walk make_walk(std::span<const WalkInput> dims, std::span<const std::pair
   return w;
 }
 
-/// True when every LDD set of `sets` lists its LDDs in increasing global and local order: then
+/// True when the LDD set lists its LDDs in increasing global and local order: then
 /// local indices grow with global ones, which the walks' packed order relies on.
 inline bool increasing(const LddSet& s) {
   for (std::size_t i = 1; i < s.size(); ++i)
