@@ -1,12 +1,11 @@
-// walk-bench: packing in one walk over the local array (runtime::pack_walk / unpack_walk), message
-// by message along each message's own pieces (pack_message / unpack_message: the same packed
-// order), and message by message in the order of the runs (runtime::pack / unpack over each
-// message's sections: the order of plans without walks), in one process on rank 0's plan of
-// 2-D CYCLIC(b) x CYCLIC(b) on 2x2 -> CYCLIC(3b) x CYCLIC(3b) on 2x2 and 1 x n CYCLIC(b) ->
-// CYCLIC(3b - 1) on 1x4, b = 2 ... 32, and the two bench cases mat_b32_b128 and row_c8_c5. Best of
-// --reps times, every message, and one message alone (a step of a contention-free schedule). The
-// walk's buffers are compared with pack_message's; a difference exits non-zero.
-//   walk-bench [--matrix M] [--n N] [--reps R]     (defaults 8192, 2^24, 7)
+// walk-bench: packing every message along its walk (runtime::pack_message / unpack_message: the
+// sender's storage order, the packed order of plans built from layouts) against packing it in the
+// order of its runs (runtime::pack / unpack over the message's sections: the order of plans without
+// walks, and of these plans before), in one process on rank 0's plan of 2-D CYCLIC(b) x CYCLIC(b)
+// on 2x2 -> CYCLIC(3b) x CYCLIC(3b) on 2x2 and 1 x n CYCLIC(b) -> CYCLIC(3b - 1) on 1x4, b = 2 ...
+// 32, and the bench cases mat_b32_b128, mat_b64_b100 and row_c8_c5. Best of --reps times, every
+// message, and one message alone (a step of a contention-free schedule). It checks that every
+// message comes out in storage order (the source holds its local offsets) and exits non-zero if not.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -40,47 +39,55 @@ template <class P>
 void run(const std::string& name, const P& p, index_t src_size, index_t dst_size) {
   std::vector<double> src(static_cast<std::size_t>(src_size)), dst(static_cast<std::size_t>(dst_size));
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<double>(i);
-  std::vector<double> walked(static_cast<std::size_t>(p.send_scratch)), each(walked.size());
-  std::vector<index_t> base(p.sends.size(), -1), one(p.sends.size(), -1), cursors;
+  std::vector<double> walked(static_cast<std::size_t>(p.send_scratch)), runs(walked.size());
+  std::vector<std::size_t> packed;
   for (std::size_t i = 0; i < p.sends.size(); ++i)
-    if (!p.sends[i].direct) base[i] = p.sends[i].offset;
-  const std::size_t first = static_cast<std::size_t>(std::find_if(base.begin(), base.end(), [](index_t b) { return b >= 0; }) - base.begin());
-  if (first == base.size() || !p.send_walk || !p.recv_walk) {
+    if (!p.sends[i].direct) packed.push_back(i);
+  if (packed.empty() || !p.send_walk || !p.recv_walk) {
     std::printf("%s,no packed message or no walk\n", name.c_str());
     return;
   }
-  one[first] = base[first];
-  const double pack_walk = best_ms([&] { runtime::pack_walk(p.send_walk, src.data(), walked.data(), base, cursors); });
-  const double pack_each = best_ms([&] {
-    for (std::size_t i = 0; i < p.sends.size(); ++i)
-      if (base[i] >= 0) runtime::pack_message(p, i, src.data(), each.data() + base[i]);
+  const std::size_t first = packed.front();
+  const double pack_walk = best_ms([&] {
+    for (std::size_t i : packed) runtime::pack_message(p, i, src.data(), walked.data() + p.sends[i].offset);
   });
-  if (walked != each) failed = true;
   const double pack_runs = best_ms([&] {
-    for (std::size_t i = 0; i < p.sends.size(); ++i)
-      if (base[i] >= 0) runtime::pack(p.runs_of(p.sends[i]), src.data(), each.data() + base[i]);
+    for (std::size_t i : packed) runtime::pack(p.runs_of(p.sends[i]), src.data(), runs.data() + p.sends[i].offset);
   });
-  const double one_walk = best_ms([&] { runtime::pack_walk(p.send_walk, src.data(), walked.data(), one, cursors); });
-  const double one_each = best_ms([&] { runtime::pack_message(p, first, src.data(), each.data() + base[first]); });
-  const double one_runs = best_ms([&] { runtime::pack(p.runs_of(p.sends[first]), src.data(), each.data() + base[first]); });
-  std::vector<index_t> rbase(p.recvs.size(), -1);
-  for (std::size_t i = 0; i < p.recvs.size(); ++i)
-    if (!p.recvs[i].direct) rbase[i] = p.recvs[i].offset;
+  // src holds its local offsets: along a walk (the source's storage order) each message ascends.
+  for (std::size_t i : packed) {
+    const auto at = walked.begin() + p.sends[i].offset;
+    if (!std::is_sorted(at, at + p.sends[i].size)) failed = true;
+  }
+  const double one_walk = best_ms([&] { runtime::pack_message(p, first, src.data(), walked.data()); });
+  const double one_runs = best_ms([&] { runtime::pack(p.runs_of(p.sends[first]), src.data(), runs.data()); });
   std::vector<double> in(static_cast<std::size_t>(p.recv_scratch));
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(i);
-  std::vector<double> dst_each(dst.size());
-  const double unpack_walk = best_ms([&] { runtime::unpack_walk(p.recv_walk, in.data(), dst.data(), rbase, cursors); });
-  const double unpack_each = best_ms([&] {
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(i + 1);
+  const double unpack_walk = best_ms([&] {
     for (std::size_t i = 0; i < p.recvs.size(); ++i)
-      if (rbase[i] >= 0) runtime::unpack_message(p, i, in.data() + rbase[i], dst_each.data());
+      if (!p.recvs[i].direct) runtime::unpack_message(p, i, in.data() + p.recvs[i].offset, dst.data());
   });
-  if (dst != dst_each) failed = true;
+  // Each message's values ascend along dst's storage order (the walk's order here: no transpose).
+  for (std::size_t i = 0; i < p.recvs.size(); ++i) {
+    if (p.recvs[i].direct) continue;
+    std::fill(dst.begin(), dst.end(), 0.0);
+    runtime::unpack_message(p, i, in.data() + p.recvs[i].offset, dst.data());
+    double last = 0;
+    index_t seen = 0;
+    for (double v : dst)
+      if (v != 0) {
+        if (v <= last) failed = true;
+        last = v;
+        ++seen;
+      }
+    if (seen != p.recvs[i].size) failed = true;
+  }
   const double unpack_runs = best_ms([&] {
     for (std::size_t i = 0; i < p.recvs.size(); ++i)
-      if (rbase[i] >= 0) runtime::unpack(p.runs_of(p.recvs[i]), in.data() + rbase[i], dst_each.data());
+      if (!p.recvs[i].direct) runtime::unpack(p.runs_of(p.recvs[i]), in.data() + p.recvs[i].offset, dst.data());
   });
-  std::printf("%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", name.c_str(), pack_walk, pack_each, pack_runs, one_walk,
-              one_each, one_runs, unpack_walk, unpack_each, unpack_runs);
+  std::printf("%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", name.c_str(), pack_walk, pack_runs, one_walk, one_runs, unpack_walk,
+              unpack_runs);
 }
 
 using D2 = Dist<Cyclic<>, Cyclic<>>;
@@ -110,7 +117,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("case,pack_walk_ms,pack_each_ms,pack_runs_ms,one_walk_ms,one_each_ms,one_runs_ms,unpack_walk_ms,unpack_each_ms,unpack_runs_ms\n");
+  std::printf("case,pack_walk_ms,pack_runs_ms,one_walk_ms,one_runs_ms,unpack_walk_ms,unpack_runs_ms\n");
   matrix("mat_b32_b128", m, 32, 128);
   matrix("mat_b64_b100", m, 64, 100, 4);
   row("row_c8_c5", n, 8, 5);
@@ -118,6 +125,6 @@ int main(int argc, char** argv) {
     matrix("mat_b" + std::to_string(b) + "_b" + std::to_string(3 * b), m, b, 3 * b);
     row("row_b" + std::to_string(b) + "_b" + std::to_string(3 * b - 1), n, b, 3 * b - 1);
   }
-  if (failed) std::fprintf(stderr, "walk-bench: the walk's bytes differ from packing message by message\n");
+  if (failed) std::fprintf(stderr, "walk-bench: a message packed or unpacked along its walk is out of storage order\n");
   return failed ? 1 : 0;
 }

@@ -103,7 +103,7 @@ void check_pair(const A& a, const B& b) {
   const auto res = test::simulate(a.mapping, b.mapping, a.layout, b.layout, {}, BuildGridPlan{});
   INFO(res.failure);
   REQUIRE(res.ok);
-  REQUIRE(res.unwalked == 0);  // every rank packs and unpacks in one pass
+  REQUIRE(res.unwalked == 0);  // every rank packs and unpacks along its walks
 }
 
 }  // namespace
@@ -286,11 +286,11 @@ TEMPLATE_LIST_TEST_CASE("Random 3-D redistributions are exact in the virtual-ran
   }
 }
 
-TEST_CASE("The one-pass walk packs and unpacks what message-by-message packing does, several families per dimension",
+TEST_CASE("Packing along walks is exact with several families per dimension and ragged blocks",
           "[grid][simulate][walk]") {
   // Small cyclic blocks on larger extents: a pair's list of families in one dimension has several
-  // members, so every term of the walk's packed position (plan/walk.hpp) is exercised; the
-  // simulator compares the walk with per-message packing byte for byte.
+  // members, whose bands (plan/walk.hpp) interleave, repeat with shifted phases after ragged
+  // blocks, and merge where source blocks meet inside a destination block.
   std::mt19937_64 rng(5005);
   for (int t = 0; t < 40; ++t) {
     const int nprocs = 1 + static_cast<int>(rng() % 16);

@@ -28,7 +28,7 @@ void simulate_case(index_t n, int nprocs, std::mt19937_64& rng) {
   INFO(res.failure);
   REQUIRE(res.ok);
   REQUIRE(res.max_steps <= 1);
-  REQUIRE(res.unwalked == 0);  // every rank packs and unpacks in one pass
+  REQUIRE(res.unwalked == 0);  // every rank packs and unpacks along its walks
 }
 }  // namespace
 

@@ -67,9 +67,8 @@ struct BasicPlan {
   /// moves elements [j·piece, (j+1)·piece) of each of the step's messages.
   index_t piece = 0;
   /// The source and the destination in storage order (plan/walk.hpp): with them, a message's
-  /// packed order is the sender's storage order restricted to the pair, packed and unpacked by
-  /// walks (runtime::pack_message, pack_walk); without (plans not built from layouts), the order
-  /// of its runs.
+  /// packed order is the sender's storage order restricted to the pair (runtime::pack_message);
+  /// without (plans not built from layouts), the order of its runs.
   Walk send_walk, recv_walk;
 
   std::span<const R> runs_of(const Message& m) const noexcept {
@@ -255,33 +254,30 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
     return n;
   };
   std::array<WalkInput, N> dims{};
-  std::vector<std::pair<std::vector<index_t>, int>> peers;
+  // Message i's peer coordinates per walk dimension: coord(peer, k).
+  auto peer_coords = [&](const std::vector<Message>& messages, auto&& coord) {
+    std::vector<std::vector<index_t>> c(messages.size(), std::vector<index_t>(N));
+    for (std::size_t i = 0; i < messages.size(); ++i)
+      for (std::size_t k = 0; k < N; ++k) c[i][k] = coord(messages[i].peer, k);
+    return c;
+  };
   if (my_src) {
     const auto st = from.strides(rank);
     for (std::size_t k = 0; k < N; ++k)
       dims[k] = WalkInput{&(*sends)[order[k]], extent_of(from.ldds(order[k], (*my_src)[order[k]])), st[order[k]]};
-    for (std::size_t i = 0; i < plan.sends.size(); ++i) {
-      const auto cq = *to.coords_of(plan.sends[i].peer);
-      std::vector<index_t> c(N);
-      for (std::size_t k = 0; k < N; ++k) c[k] = cq[dst_dim[order[k]]];
-      peers.emplace_back(std::move(c), static_cast<int>(i));
-    }
-    plan.send_walk = make_walk(dims, peers, true);
+    plan.send_walk = make_walk(
+        dims, peer_coords(plan.sends, [&](int q, std::size_t k) { return index_t{(*to.coords_of(q))[dst_dim[order[k]]]}; }),
+        true);
   }
   if (my_dst) {
     const auto st = to.strides(rank);
-    peers.clear();
     for (std::size_t k = 0; k < N; ++k) {
       const std::size_t q = dst_dim[order[k]];
       dims[k] = WalkInput{&(*recvs)[order[k]], extent_of(to.ldds(q, (*my_dst)[q])), st[q]};
     }
-    for (std::size_t i = 0; i < plan.recvs.size(); ++i) {
-      const auto cq = *from.coords_of(plan.recvs[i].peer);
-      std::vector<index_t> c(N);
-      for (std::size_t k = 0; k < N; ++k) c[k] = cq[order[k]];
-      peers.emplace_back(std::move(c), static_cast<int>(i));
-    }
-    plan.recv_walk = make_walk(dims, peers, false);
+    plan.recv_walk = make_walk(
+        dims, peer_coords(plan.recvs, [&](int q, std::size_t k) { return index_t{(*from.coords_of(q))[order[k]]}; }),
+        false);
     // A message received straight into dst needs the packed order to be dst's storage order:
     // the walk must go through dst in dst's own order of dimensions.
     bool own_order = true;

@@ -1,4 +1,4 @@
-/// @file Defines Walk: one side of a plan (the sender's source, the receiver's destination) in storage order, piece by piece, each piece tagged with its peer — the packed order of the messages of plans built from layouts, and their one-pass pack and unpack (runtime/pack.hpp runs it).
+/// @file Defines Walk: one side of a plan (the sender's source, the receiver's destination) in storage order, piece by piece per peer coordinate — the packed order of the messages of plans built from layouts (runtime/pack.hpp's pack_message follows it).
 #pragma once
 
 #include <algorithm>
@@ -15,19 +15,18 @@ namespace redist {
 
 /// One family of pieces of one dimension on the walking side, in its band: the pieces
 /// [band.start + c·band.period + phase, + len) of local index for the cycles first <= c <
-/// first + count, all with the peer coordinate `coord` in this dimension.
+/// first + count.
 struct WalkMember {
   index_t phase = 0;
   index_t len = 0;
   index_t first = 0;
   index_t count = 0;
-  index_t coord = 0;
   friend bool operator==(const WalkMember&, const WalkMember&) = default;
 };
 
-/// Members [first, first + size) of a list, sorted by phase, walked cycle by cycle: in cycle c
-/// (c < cycles) every member whose cycles include c gives its piece, in member order, and that is
-/// storage order (the builder makes sure). Bands follow each other.
+/// Members [first, first + size) of a dimension, sorted by phase, walked cycle by cycle: in cycle
+/// c (c < cycles) every member whose cycles include c gives its piece, in member order, and that
+/// is storage order (the builder makes sure). Bands follow each other.
 struct WalkBand {
   index_t start = 0;
   index_t period = 0;
@@ -37,29 +36,22 @@ struct WalkBand {
   friend bool operator==(const WalkBand&, const WalkBand&) = default;
 };
 
-/// Members banded: all of them (`bands` over `members`), and per peer coordinate c those with
-/// that coordinate (`coord_bands[coord_begin[c], coord_begin[c + 1])` over `coord_members`).
-struct WalkList {
-  std::vector<WalkMember> members, coord_members;
-  std::vector<WalkBand> bands, coord_bands;
-  std::vector<std::size_t> coord_begin;
-  std::vector<index_t> coord_total;  ///< elements with coordinate c
-  friend bool operator==(const WalkList&, const WalkList&) = default;
-};
-
-/// One dimension of a walk: its element stride in the local storage, the weight of its peer
-/// coordinate in the walk's slot table, and its pieces.
+/// One dimension of a walk: its element stride in the local storage, its place in the walk's
+/// order of dimensions, and per peer coordinate c its members banded
+/// (`bands[begin[c], begin[c + 1])` over `members`) and their elements (`total[c]`).
 struct WalkDim {
-  std::size_t index = 0;  ///< its place in the walk's order of dimensions (folded ones included)
+  std::size_t index = 0;
   index_t stride = 1;
-  index_t weight = 1;
-  WalkList list;
+  std::vector<WalkMember> members;
+  std::vector<WalkBand> bands;
+  std::vector<std::size_t> begin;
+  std::vector<index_t> total;
   friend bool operator==(const WalkDim&, const WalkDim&) = default;
 };
 
 /// One rank's local array on one side of a plan (the sender's source, or the receiver's
 /// destination) in storage order: the pieces of the innermost dimension nested in the outer
-/// dimensions' elements, each tagged with the peer it goes to or comes from.
+/// dimensions' elements, per peer coordinate.
 ///
 /// It defines the packed order of every message of a plan built from layouts: a message holds
 /// its elements in the order the *sender's* walk meets them, which is the sender's storage order
@@ -67,17 +59,14 @@ struct WalkDim {
 /// fastest (local indices grow with global ones in every dimension, which the builder checks).
 /// The receiver's walk goes through its destination in the same order of dimensions (its own
 /// storage order unless the pair is transposed or the storage orders differ), and so meets the
-/// pair's elements in the same order. A message is therefore packed with one cursor per peer,
-/// in one pass over the array for every message at once, or over the message's own pieces alone.
+/// pair's elements in the same order. A message is packed along its own pieces, reading the
+/// array forward, with one cursor (runtime::pack_message).
 ///
-/// Dimensions holding one local element are folded into `fixed` (their slot-table contribution)
-/// unless no dimension is left. `slot[Σ coord_k · weight_k]` is the index of the message in the
-/// plan's sends (send walk) or recvs (receive walk), or -1 for the local part or no message;
-/// `coords[i]` are message i's peer coordinates per walk dimension.
+/// Dimensions holding one local element are left out unless no dimension is left.
+/// `coords[i]` are message i's peer coordinates per walk dimension (the plan's sends for a send
+/// walk, its recvs for a receive walk).
 struct Walk {
   std::vector<WalkDim> dims;  ///< innermost first
-  index_t fixed = 0;
-  std::vector<int> slot;
   std::vector<std::vector<index_t>> coords;
   bool valid = false;  ///< false: messages are packed in the order of their runs
   explicit operator bool() const noexcept { return valid; }
@@ -93,13 +82,12 @@ struct WalkInput {
   index_t stride = 1;
 };
 
-/// A family of pieces before banding: pieces [start + m·stride, + len), m < count, coordinate c.
+/// A family of pieces before banding: pieces [start + m·stride, + len), m < count.
 struct WalkFamily {
   index_t start = 0;
   index_t len = 0;
   index_t count = 0;
   index_t stride = 0;  ///< 0 when count == 1
-  index_t coord = 0;
 };
 
 /// Bands `fams` (disjoint families) into members and bands appended to the given vectors, in
@@ -122,7 +110,7 @@ inline bool try_band(std::vector<WalkFamily> fams, std::vector<WalkMember>& memb
     }
     for (std::size_t i = from; i < to; ++i) {
       const WalkFamily& f = fams[i];
-      WalkMember m{0, f.len, 0, f.count, f.coord};
+      WalkMember m{0, f.len, 0, f.count};
       const index_t rel = f.start - b.start;
       m.first = period == 0 ? 0 : rel / period;
       m.phase = rel - m.first * period;
@@ -137,14 +125,14 @@ inline bool try_band(std::vector<WalkFamily> fams, std::vector<WalkMember>& memb
     if (period == 0)
       for (std::size_t j = b.first + 1; j < members.size(); ++j)
         if (members[j].phase < members[j - 1].phase + members[j - 1].len) return false;
-    // Neighbours in every cycle with the same peer are one piece (source blocks that go to the
-    // same destination block): one longer copy instead of two.
+    // Neighbours in every cycle are one piece (source blocks that go to the same destination
+    // block): one longer copy instead of two.
     std::size_t out = b.first;
     for (std::size_t j = b.first; j < members.size(); ++j) {
       if (out > b.first) {
         WalkMember& prev = members[out - 1];
         const WalkMember& m = members[j];
-        if (m.coord == prev.coord && m.first == prev.first && m.count == prev.count && prev.phase + prev.len == m.phase) {
+        if (m.first == prev.first && m.count == prev.count && prev.phase + prev.len == m.phase) {
           prev.len += m.len;
           continue;
         }
@@ -199,65 +187,38 @@ inline void band(const std::vector<WalkFamily>& fams, std::vector<WalkMember>& m
   bands.resize(b0);
   std::vector<WalkFamily> pieces;
   for (const WalkFamily& f : fams)
-    for (index_t j = 0; j < f.count; ++j) pieces.push_back(WalkFamily{f.start + j * f.stride, f.len, 1, 0, f.coord});
+    for (index_t j = 0; j < f.count; ++j) pieces.push_back(WalkFamily{f.start + j * f.stride, f.len, 1, 0});
   if (!try_band(pieces, members, bands)) report_error("redist: the pieces of a plan overlap: internal error");
 }
 
 /// The walk of one side of a plan: dims innermost first (the walking side's storage order, or
-/// the sender's order of dimensions on the receiving side), `messages` the plan's sends or recvs
-/// as (peer coordinates per walk dimension, message index) for every message.
-inline Walk make_walk(std::span<const WalkInput> dims, std::span<const std::pair<std::vector<index_t>, int>> messages,
-                      bool src_side) {
+/// the sender's order of dimensions on the receiving side), `coords[i]` the peer coordinates per
+/// walk dimension of the plan's message i (its sends or recvs).
+inline Walk make_walk(std::span<const WalkInput> dims, std::vector<std::vector<index_t>> coords, bool src_side) {
   Walk w;
+  w.coords = std::move(coords);
   const std::size_t N = dims.size();
-  index_t weight = 1;
-  std::vector<index_t> weights(N);
-  for (std::size_t k = 0; k < N; ++k) {
-    weights[k] = weight;
-    weight *= static_cast<index_t>(dims[k].families->size());
-  }
-  w.slot.assign(static_cast<std::size_t>(weight), -1);
-  for (const auto& [coords, index] : messages) {
-    index_t at = 0;
-    for (std::size_t k = 0; k < N; ++k) at += coords[k] * weights[k];
-    w.slot[static_cast<std::size_t>(at)] = index;
-    if (w.coords.size() <= static_cast<std::size_t>(index)) w.coords.resize(static_cast<std::size_t>(index) + 1);
-    w.coords[static_cast<std::size_t>(index)] = coords;
-  }
   bool kept_any = false;
   for (std::size_t k = 0; k < N; ++k) kept_any = kept_any || dims[k].extent > 1;
-  std::vector<WalkFamily> fams, mine;
+  std::vector<WalkFamily> mine;
   for (std::size_t k = 0; k < N; ++k) {
     const WalkInput& in = dims[k];
-    fams.clear();
-    for (std::size_t c = 0; c < in.families->size(); ++c)
-      for (const Run& r : (*in.families)[c])
-        fams.push_back(WalkFamily{src_side ? r.src : r.dst, r.len, r.count,
-                                  r.count > 1 ? (src_side ? r.src_stride : r.dst_stride) : 0, static_cast<index_t>(c)});
-    if (in.extent == 1 && (kept_any || k + 1 < N)) {
-      // Folded: one element, one family of one piece (the last dimension stays if all are folded).
-      if (fams.size() != 1 || fams[0].len * fams[0].count != 1) report_error("redist: a walk's folded dimension holds more than one element: internal error");
-      w.fixed += fams[0].coord * weights[k];
-      continue;
-    }
+    if (in.extent == 1 && (kept_any || k + 1 < N)) continue;  // one element: nothing to walk
     WalkDim dim;
     dim.index = k;
     dim.stride = in.stride;
-    dim.weight = weights[k];
-    band(fams, dim.list.members, dim.list.bands);
-    dim.list.coord_begin.push_back(0);
-    // The families come grouped by coordinate (in.families is per coordinate): O(families + coordinates).
-    std::size_t next = 0;
+    dim.begin.push_back(0);
     for (std::size_t c = 0; c < in.families->size(); ++c) {
       mine.clear();
       index_t total = 0;
-      for (std::size_t e = next + (*in.families)[c].size(); next < e; ++next) {
-        mine.push_back(fams[next]);
-        total += fams[next].len * fams[next].count;
+      for (const Run& r : (*in.families)[c]) {
+        mine.push_back(WalkFamily{src_side ? r.src : r.dst, r.len, r.count,
+                                  r.count > 1 ? (src_side ? r.src_stride : r.dst_stride) : 0});
+        total += r.size();
       }
-      dim.list.coord_total.push_back(total);
-      band(mine, dim.list.coord_members, dim.list.coord_bands);
-      dim.list.coord_begin.push_back(dim.list.coord_bands.size());
+      dim.total.push_back(total);
+      band(mine, dim.members, dim.bands);
+      dim.begin.push_back(dim.bands.size());
     }
     w.dims.push_back(std::move(dim));
   }

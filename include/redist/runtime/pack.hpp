@@ -1,4 +1,4 @@
-/// @file Defines pack, unpack and copy of runs and sections, message by message, and pack_walk and unpack_walk, every message in one pass over the local array: the data movement of a plan, without MPI.
+/// @file Defines pack, unpack and copy of runs and sections, and pack_message and unpack_message, which follow a plan's packed order (its walks, or its runs): the data movement of a plan, without MPI.
 #pragma once
 
 #include <algorithm>
@@ -29,12 +29,12 @@ inline void copy_section(T* to, const T* from, index_t len) {
 }
 
 /// Copies count pieces of len elements from `from` (stride fs) to `to` (stride ts).
-/// Contiguous families are one memcpy; pieces of one element are a plain strided loop.
+/// Contiguous families are one copy_section; pieces of one element are a plain strided loop.
 template <class T>
 inline void copy_pieces(const T* from, index_t fs, T* to, index_t ts, index_t len, index_t count) {
   static_assert(std::is_trivially_copyable_v<T>);
   if (count == 1 || (fs == len && ts == len)) {
-    std::memcpy(to, from, static_cast<std::size_t>(len * count) * sizeof(T));
+    copy_section(to, from, len * count);
   } else if (len == 1) {
     for (index_t j = 0; j < count; ++j) to[j * ts] = from[j * fs];
   } else {
@@ -253,33 +253,6 @@ inline void unpack_range(std::span<const BasicSection<D>> sections, const T* in,
 // Walks: the packed order of plans built from layouts (plan/walk.hpp).
 
 namespace detail {
-/// Every active message at once (cur[i] >= 0: message i's next position in the buffer), from
-/// walk dimension k down, under slot-table index lin and local offset off:
-/// copy(local offset, local stride, buffer position, length) piece by piece in storage order.
-template <class Copy>
-void walk_all(const Walk& w, std::size_t k, index_t lin, index_t off, index_t* cur, Copy& copy) {
-  const WalkDim& d = w.dims[k];
-  const WalkMember* ms = d.list.members.data();
-  for (const WalkBand& band : d.list.bands) {
-    for (index_t c = 0; c < band.cycles; ++c) {
-      const index_t base = band.start + c * band.period;
-      for (std::size_t j = band.first; j < band.first + band.size; ++j) {
-        const WalkMember& m = ms[j];
-        if (c < m.first || c >= m.first + m.count) continue;
-        const index_t at = lin + m.coord * d.weight, pos = base + m.phase;
-        if (k == 0) {
-          const int s = w.slot[static_cast<std::size_t>(at)];
-          if (s < 0 || cur[s] < 0) continue;
-          copy(off + pos * d.stride, d.stride, cur[s], m.len);
-          cur[s] += m.len;
-        } else {
-          for (index_t i = 0; i < m.len; ++i) walk_all(w, k - 1, at, off + (pos + i) * d.stride, cur, copy);
-        }
-      }
-    }
-  }
-}
-
 /// One message (peer coordinates `coords` per walk dimension), its elements [lo, hi) of packed
 /// order, from walk dimension k down: copy(local offset, local stride, position - lo, length).
 /// `pos` counts the message's elements met so far; returns false once pos reaches hi.
@@ -288,11 +261,11 @@ bool walk_one(const Walk& w, std::size_t k, std::span<const index_t> coords, ind
               index_t hi, Copy& copy) {
   const WalkDim& d = w.dims[k];
   const auto c = static_cast<std::size_t>(coords[d.index]);
-  const WalkMember* ms = d.list.coord_members.data();
-  if (k == 0 && pos >= lo && pos + d.list.coord_total[c] <= hi) {
+  const WalkMember* ms = d.members.data();
+  if (k == 0 && pos >= lo && pos + d.total[c] <= hi) {
     // The whole innermost line of this message is in the range: no clipping.
-    for (std::size_t b = d.list.coord_begin[c]; b < d.list.coord_begin[c + 1]; ++b) {
-      const WalkBand& band = d.list.coord_bands[b];
+    for (std::size_t b = d.begin[c]; b < d.begin[c + 1]; ++b) {
+      const WalkBand& band = d.bands[b];
       const WalkMember* bm = ms + band.first;
       index_t base = off + band.start * d.stride;
       for (index_t cy = 0; cy < band.cycles; ++cy, base += band.period * d.stride)
@@ -305,9 +278,9 @@ bool walk_one(const Walk& w, std::size_t k, std::span<const index_t> coords, ind
     return pos < hi;
   }
   index_t inner = 1;  // the message's elements per element of this dimension
-  for (std::size_t j = 0; j < k; ++j) inner *= w.dims[j].list.coord_total[static_cast<std::size_t>(coords[w.dims[j].index])];
-  for (std::size_t b = d.list.coord_begin[c]; b < d.list.coord_begin[c + 1]; ++b) {
-    const WalkBand& band = d.list.coord_bands[b];
+  for (std::size_t j = 0; j < k; ++j) inner *= w.dims[j].total[static_cast<std::size_t>(coords[w.dims[j].index])];
+  for (std::size_t b = d.begin[c]; b < d.begin[c + 1]; ++b) {
+    const WalkBand& band = d.bands[b];
     for (index_t cy = 0; cy < band.cycles; ++cy) {
       const index_t base = band.start + cy * band.period;
       for (std::size_t j = band.first; j < band.first + band.size; ++j) {
@@ -338,6 +311,7 @@ bool walk_one(const Walk& w, std::size_t k, std::span<const index_t> coords, ind
   return true;
 }
 
+/// Walks message i's elements [lo, hi): copy(local offset, local stride, position - lo, length).
 template <class Copy>
 void run_one(const Walk& w, std::size_t i, index_t lo, index_t hi, Copy&& copy) {
   if (w.dims.empty() || lo >= hi) return;
@@ -346,45 +320,16 @@ void run_one(const Walk& w, std::size_t i, index_t lo, index_t hi, Copy&& copy) 
 }
 }  // namespace detail
 
-/// Pack in one pass over src in storage order: every message i with base[i] >= 0 (i its index in
-/// the plan's sends) into buf + base[i], in its packed order. `cursors` is reused (no allocation
-/// once it has grown).
-template <class T>
-inline void pack_walk(const Walk& w, const T* src, T* buf, std::span<const index_t> base, std::vector<index_t>& cursors) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  if (w.dims.empty()) return;
-  cursors.assign(base.begin(), base.end());
-  auto copy = [&](index_t at, index_t stride, index_t pos, index_t len) {
-    if (stride == 1) detail::copy_section(buf + pos, src + at, len);
-    else for (index_t i = 0; i < len; ++i) buf[pos + i] = src[at + i * stride];
-  };
-  detail::walk_all(w, w.dims.size() - 1, w.fixed, 0, cursors.data(), copy);
-}
-
-/// Unpack in one pass over dst (its storage order, or the source's order of dimensions when they
-/// differ): every message i with base[i] >= 0 (i its index in the plan's recvs) from buf + base[i].
-template <class T>
-inline void unpack_walk(const Walk& w, const T* buf, T* dst, std::span<const index_t> base, std::vector<index_t>& cursors) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  if (w.dims.empty()) return;
-  cursors.assign(base.begin(), base.end());
-  auto copy = [&](index_t at, index_t stride, index_t pos, index_t len) {
-    if (stride == 1) detail::copy_section(dst + at, buf + pos, len);
-    else for (index_t i = 0; i < len; ++i) dst[at + i * stride] = buf[pos + i];
-  };
-  detail::walk_all(w, w.dims.size() - 1, w.fixed, 0, cursors.data(), copy);
-}
-
 /// Pack the elements [lo, hi) of the packed order of send i of plan into out (hi < 0: to the end):
 /// by the plan's send walk where it has one (the sender's storage order), else by its runs.
 template <class T, class R>
 inline void pack_message(const BasicPlan<R>& plan, std::size_t i, const T* src, T* out, index_t lo = 0, index_t hi = -1) {
+  static_assert(std::is_trivially_copyable_v<T>);
   const Message& m = plan.sends[i];
   if (hi < 0) hi = m.size;
   if (plan.send_walk) {
     detail::run_one(plan.send_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
-      if (stride == 1) detail::copy_section(out + pos, src + at, len);
-      else for (index_t j = 0; j < len; ++j) out[pos + j] = src[at + j * stride];
+      detail::copy_pieces(src + at, stride, out + pos, 1, 1, len);
     });
   } else if (lo == 0 && hi == m.size) {
     pack(plan.runs_of(m), src, out);
@@ -396,12 +341,12 @@ inline void pack_message(const BasicPlan<R>& plan, std::size_t i, const T* src, 
 /// Unpack the elements [lo, hi) of the packed order of receive i of plan from in (hi < 0: to the end).
 template <class T, class R>
 inline void unpack_message(const BasicPlan<R>& plan, std::size_t i, const T* in, T* dst, index_t lo = 0, index_t hi = -1) {
+  static_assert(std::is_trivially_copyable_v<T>);
   const Message& m = plan.recvs[i];
   if (hi < 0) hi = m.size;
   if (plan.recv_walk) {
     detail::run_one(plan.recv_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
-      if (stride == 1) detail::copy_section(dst + at, in + pos, len);
-      else for (index_t j = 0; j < len; ++j) dst[at + j * stride] = in[pos + j];
+      detail::copy_pieces(in + pos, 1, dst + at, stride, 1, len);
     });
   } else if (lo == 0 && hi == m.size) {
     unpack(plan.runs_of(m), in, dst);
