@@ -1,4 +1,4 @@
-/// @file Defines the methods redist-bench measures on N-D arrays (redist and its schedules, pdgemr2d on 2-D descriptors, alltoallv, alltoallv_onepass, alltoallw, memcpy, naive) and methods_nd, their table for one pair of layouts.
+/// @file Defines the methods redist-bench measures on N-D arrays (redist and its schedules, pdgemr2d on 2-D descriptors, alltoallv, alltoallv_onepass, alltoallw, alltoallw_darray, memcpy, naive) and methods_nd, their table for one pair of layouts.
 #pragma once
 
 #include <array>
@@ -15,6 +15,7 @@
 
 #include <redist/redist.hpp>
 
+#include "darray.hpp"
 #include "gemr2d.hpp"
 #include "harness.hpp"
 #include "methods.hpp"
@@ -162,6 +163,29 @@ class Gemr2dNdMethod final : public IntoArray<A, B> {
   std::optional<Gemr2dNd> gemr2d_;
 };
 
+/// MPI_Alltoallw with the darray or subarray types a user writes, no redist plan (see AlltoallwDarray).
+/// A is a DistArray or a TransposedArray (bench/transpose.hpp).
+template <class A, class B>
+class AlltoallwDarrayMethod final : public IntoArray<A, B> {
+ public:
+  AlltoallwDarrayMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
+  bool has_setup() const override { return true; }
+  void setup() override { exchange_.emplace(this->a_, this->b_); }
+  void run() override {
+    exchange_->run(static_cast<MPI_Comm>(this->a_.comm()), this->a_.local().data(), this->b_.local().data());
+  }
+  Cost cost() override {
+    Cost c;
+    c.bytes_sent = exchange_->bytes_sent();
+    c.messages = exchange_->messages();
+    c.steps = 1;
+    return c;
+  }
+
+ private:
+  std::optional<AlltoallwDarray<typename A::value_type>> exchange_;
+};
+
 /// The floor: memcpy of the local source storage.
 template <class A>
 class MemcpyNdMethod final : public Method {
@@ -199,6 +223,7 @@ std::vector<MethodEntry> methods_nd(const LayoutsNd<T, DS, DD>* L) {
   e.push_back({"alltoallv", [L] { return std::make_unique<AlltoallvMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"alltoallv_onepass", [L] { return std::make_unique<OnePassMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"alltoallw", [L] { return std::make_unique<AlltoallwMethod<A, B>>(*L->src, L->make_dst()); }});
+  e.push_back({"alltoallw_darray", [L] { return std::make_unique<AlltoallwDarrayMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"memcpy", [L] { return std::make_unique<MemcpyNdMethod<A>>(*L->src); }});
   e.push_back({"naive", [L] { return std::make_unique<NaiveMethod<A, B>>(*L->src, L->make_dst()); }});
   return e;

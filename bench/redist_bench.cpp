@@ -1,4 +1,4 @@
-// redist-bench: times redist against pdgemr2d, MPI_Alltoallv/w, memcpy and the naive method on a
+// redist-bench: times redist against pdgemr2d, MPI_Alltoallv/w, FFTW's transpose, memcpy and the naive method on a
 // table of cases, verifies every method element by element, and writes one CSV row per
 // (case, method). `redist-bench --list`; `redist-bench --all --reps 10 --csv results.csv`.
 #include <algorithm>
@@ -24,6 +24,7 @@
 #include "harness.hpp"
 #include "methods.hpp"
 #include "methods_nd.hpp"
+#include "transpose.hpp"
 
 namespace mpi = boost::mpi;
 using redist::index_t;
@@ -108,6 +109,35 @@ Case case_nd(std::string name, std::string description, Extents extents, MakeSrc
   return c;
 }
 
+/// A transposed case: b = transpose(a), a of extents(sizes) and b of the swapped extents, with the
+/// layouts make_src(P) and make_dst(P), each a tuple (dist, grid, storage). a is filled so that
+/// transpose(a) holds f(global index), which the methods' checks then find in b.
+template <class DS, class DD, class Extents, class MakeSrc, class MakeDst>
+Case case_transpose(std::string name, std::string description, Extents extents, MakeSrc make_src, MakeDst make_dst) {
+  Case c{name, std::move(description), {}, {}};
+  c.method_names = [] {
+    std::vector<std::string> names;
+    for (const MethodEntry& e : methods_transpose<double, DS, DD>(nullptr)) names.push_back(e.name);
+    return names;
+  };
+  c.run = [name, extents, make_src, make_dst](Harness& h, const Sizes& sizes, const BlacsGrids&, BlacsContexts&) {
+    const int nprocs = h.comm().size();
+    const auto ext = extents(sizes);
+    const auto [ds, gs, ss] = make_src(nprocs);
+    redist::DistArray<double, DS> a(h.comm(), ext, ds, gs, {}, ss);
+    const TransposedArray<redist::DistArray<double, DS>> at(a);
+    for_each_local_nd(at, [&](const auto& l, index_t off) { a.local()[off] = value_of(global_id(at.global_index(l), at.extents())); });
+    const LayoutsTransposed<double, DS, DD> layouts{&at, [&h, ext = at.extents(), make_dst, nprocs] {
+                                                     const auto [dd, gd, sd] = make_dst(nprocs);
+                                                     return redist::DistArray<double, DD>(h.comm(), ext, dd, gd, {}, sd);
+                                                   }};
+    index_t elements = 1;
+    for (index_t e : ext) elements *= e;
+    return h.measure(name, elements, methods_transpose(&layouts));
+  };
+  return c;
+}
+
 template <class D>
 auto fixed() {
   return [](index_t, int) { return D{}; };
@@ -146,6 +176,7 @@ using redist::Collapsed;
 using redist::Cyclic;
 using redist::Dist;
 using redist::Grid;
+using redist::Storage;
 
 std::array<index_t, 2> matrix(const Sizes& s) { return {s.matrix, s.matrix}; }
 std::array<index_t, 3> cube(const Sizes& s) { return {s.cube, s.cube, s.cube}; }
@@ -171,6 +202,10 @@ std::vector<Case> make_cases() {
           "corner_turn", "matrix, row blocks on 4x1 -> column blocks on 1x4", matrix,
           [](int p) { return std::tuple{Dist<Block, Collapsed>{}, Grid{p, 1}}; },
           [](int p) { return std::tuple{Dist<Collapsed, Block>{}, Grid{1, p}}; }),
+      case_transpose<Dist<Block, Collapsed>, Dist<Block, Collapsed>>(
+          "transpose_rows", "matrix, b = transpose(a), row blocks on 4x1, row-major local storage (FFTW's layout)", matrix,
+          [](int p) { return std::tuple{Dist<Block, Collapsed>{}, Grid{p, 1}, Storage{redist::row_major}}; },
+          [](int p) { return std::tuple{Dist<Block, Collapsed>{}, Grid{p, 1}, Storage{redist::row_major}}; }),
       case_nd<Dist<Cyclic<1>, Cyclic<8>>, Dist<Cyclic<1>, Cyclic<5>>>(
           "row_c8_c5", "1 x n row vector, CYCLIC(8) -> CYCLIC(5) columns on 1xP (the 1-D pair through the N-D engine)",
           [](const Sizes& s) { return std::array<index_t, 2>{1, s.n}; },
