@@ -92,7 +92,15 @@ class IntoArray : public Method {
 enum class Call {
   assign,        ///< b = a (schedule::automatic, plan cached in b)
   redistribute,  ///< redist::redistribute(a, b, policy) (plan cached in b)
+  messages,      ///< redist::redistribute(a, b, policy, options with shared_memory off): messages between every pair
 };
+
+/// The default options with shared memory off: the message path, for comparison with the shared one.
+inline options messages_only() {
+  options o = default_options();
+  o.shared_memory = false;
+  return o;
+}
 
 /// redist: b = a, or redistribute(a, b, policy). Setup is make_plan(a, b, policy); the timed
 /// calls use the plan the first call cached in b.
@@ -101,10 +109,14 @@ class RedistMethod final : public IntoArray<A, B> {
  public:
   RedistMethod(const A& a, B b, Policy policy, Call call) : IntoArray<A, B>{a, std::move(b)}, policy_{policy}, call_{call} {}
   bool has_setup() const override { return true; }
-  void setup() override { plan_.emplace(redist::make_plan(this->a_, this->b_, policy_)); }
+  void setup() override {
+    plan_.emplace(redist::make_plan(this->a_, this->b_, policy_, call_ == Call::messages ? messages_only() : default_options()));
+  }
   void run() override {
     if (call_ == Call::assign)
       this->b_ = this->a_;
+    else if (call_ == Call::messages)
+      redist::redistribute(this->a_, this->b_, policy_, messages_only());
     else
       redist::redistribute(this->a_, this->b_, policy_);
   }
@@ -254,6 +266,10 @@ void add_redist_methods(std::vector<MethodEntry>& e, const L* layouts) {
   e.push_back({"redist", [layouts] {
                  return std::make_unique<RedistMethod<A, B, schedule::automatic_t>>(*layouts->src, layouts->make_dst(),
                                                                                     schedule::automatic, Call::assign);
+               }});
+  e.push_back({"redist_messages", [layouts] {
+                 return std::make_unique<RedistMethod<A, B, schedule::automatic_t>>(*layouts->src, layouts->make_dst(),
+                                                                                    schedule::automatic, Call::messages);
                }});
   auto add_schedule = [&](const auto& s) {
     using Policy = std::remove_cvref_t<decltype(s.policy)>;

@@ -76,14 +76,20 @@ struct LayoutsTransposed {
 template <class A, class B>
 class RedistTransposeMethod final : public IntoArray<TransposedArray<A>, B> {
  public:
-  RedistTransposeMethod(const TransposedArray<A>& at, B b) : IntoArray<TransposedArray<A>, B>{at, std::move(b)} {}
+  /// messages: with shared memory off (the message path between every pair).
+  RedistTransposeMethod(const TransposedArray<A>& at, B b, bool messages = false)
+      : IntoArray<TransposedArray<A>, B>{at, std::move(b)}, opts_{messages ? messages_only() : default_options()},
+        messages_{messages} {}
   bool has_setup() const override { return true; }
   void setup() override {
     const A& a = this->a_.base();
     plan_.emplace(Transposed<typename A::mapping_type>{a.mapping()}, this->b_.mapping(), a.comm().rank(),
-                  schedule::automatic, default_options());
+                  schedule::automatic, opts_);
   }
-  void run() override { this->b_ = redist::transpose(this->a_.base()); }
+  void run() override {
+    if (messages_) redist::redistribute(redist::transpose(this->a_.base()), this->b_, schedule::automatic, opts_);
+    else this->b_ = redist::transpose(this->a_.base());
+  }
   Cost cost() override {
     // The buffers of the same plan as the one cached in b, once it has run.
     plan_->run(this->a_.comm(), this->a_.local(), this->b_.local());
@@ -92,6 +98,8 @@ class RedistTransposeMethod final : public IntoArray<TransposedArray<A>, B> {
 
  private:
   std::optional<Redistribution<Transposed<typename A::mapping_type>, typename B::mapping_type, schedule::automatic_t>> plan_;
+  options opts_;
+  bool messages_;
 };
 
 #ifdef REDIST_BENCH_HAVE_FFTW_MPI
@@ -176,6 +184,8 @@ std::vector<MethodEntry> methods_transpose(const LayoutsTransposed<T, DS, DD>* L
   using B = DistArray<T, DD>;
   std::vector<MethodEntry> e;
   e.push_back({"redist", [L] { return std::make_unique<RedistTransposeMethod<A, B>>(*L->src, L->make_dst()); }});
+  e.push_back({"redist_messages",
+               [L] { return std::make_unique<RedistTransposeMethod<A, B>>(*L->src, L->make_dst(), true); }});
 #ifdef REDIST_BENCH_HAVE_FFTW_MPI
   if constexpr (std::is_same_v<T, double>)
     e.push_back({"fftw_transpose", [L] { return std::make_unique<FftwTransposeMethod<A, B>>(*L->src, L->make_dst()); }});

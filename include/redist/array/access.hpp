@@ -1,16 +1,25 @@
-/// @file Defines detail::array_access, the library's access to the plan cache of a DistArray.
+/// @file Defines detail::array_access, the library's access to the plan cache and the shared storage of a DistArray.
 #pragma once
 
-#include <redist/array/plan_cache.hpp>
+#include <redist/runtime/node.hpp>
 
 namespace redist {
 
 namespace detail {
+class PlanCache;
+
 /// The plan cache of a destination array, for redistribute (a friend of every DistArray).
 struct array_access {
   template <class A>
   static PlanCache& cache(A& a) noexcept {
     return a.cache_;
+  }
+  /// The shared window of an array's local storage, or nullptr (ordinary memory, or an array
+  /// type without one).
+  template <class A>
+  static const runtime::SharedSegment* segment(const A& a) noexcept {
+    if constexpr (requires { a.data_.segment(); }) return a.data_.segment();
+    else return nullptr;
   }
 };
 }  // namespace detail

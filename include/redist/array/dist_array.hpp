@@ -5,6 +5,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,6 +18,7 @@
 #include <redist/array/access.hpp>
 #include <redist/array/communicator.hpp>
 #include <redist/array/consistency.hpp>
+#include <redist/array/local_storage.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/redistribute.hpp>
@@ -26,6 +28,7 @@
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/extents.hpp>
 #include <redist/dist/grid.hpp>
+#include <redist/runtime/node.hpp>
 #include <redist/schedule/schedule.hpp>
 
 namespace redist {
@@ -113,7 +116,7 @@ class DistArray {
   DistArray(Communicator comm, const extents_type& extents, const D& dist, const Grid<E...>& grid,
             const coords_type& offsets = {}, Storage storage = {})
       : comm_{comm.get()}, mapping_{bind(comm_, extents, dist, grid, offsets, storage)}, dist_{dist},
-        data_(static_cast<std::size_t>(mapping_.local_size(comm_.rank()))) {}
+        data_(static_cast<std::size_t>(mapping_.local_size(comm_.rank())), storage_node(comm_)) {}
 
   template <std::size_t... E>
     requires(!one_dimensional && std::default_initializable<D>)
@@ -128,7 +131,7 @@ class DistArray {
     requires one_dimensional
   DistArray(Communicator comm, index_t n, const D& dist, const Grid<P>& grid)
       : comm_{comm.get()}, mapping_{bind(comm_, {n}, dist_type(dist), grid, {}, {})}, dist_{dist},
-        data_(static_cast<std::size_t>(mapping_.local_size(comm_.rank()))) {}
+        data_(static_cast<std::size_t>(mapping_.local_size(comm_.rank())), storage_node(comm_)) {}
 
   DistArray(Communicator comm, index_t n, const D& dist)
     requires(one_dimensional && grid_type::rank_dynamic() == 1)
@@ -182,10 +185,14 @@ class DistArray {
   const extents_type& extents() const noexcept { return mapping_.extents(); }
   index_t extent(std::size_t d) const noexcept { return mapping_.extent(d); }
   /// This rank's elements in local storage order (with the padding of the leading dimension).
-  std::span<T> local() noexcept { return data_; }
-  std::span<const T> local() const noexcept { return data_; }
+  std::span<T> local() noexcept { return data_.span(); }
+  std::span<const T> local() const noexcept { return data_.span(); }
   /// Elements of local() (padding included).
   index_t local_size() const noexcept { return static_cast<index_t>(data_.size()); }
+  /// True when local() lives in a shared-memory window of this rank's node
+  /// (options::shared_memory), where `b = a` reads it in place from the other ranks of the node.
+  /// A copy of an array is always in ordinary memory.
+  bool in_shared_memory() const noexcept { return data_.segment() != nullptr; }
   /// This rank's local extents (all zero outside the grid).
   extents_type local_extents() const { return mapping_.local_extents(comm_.rank()); }
   /// The stride of the second-fastest dimension of local storage (ScaLAPACK's LLD).
@@ -249,6 +256,11 @@ class DistArray {
   DistArray(from_type, Communicator comm, const extents_type& e)
     requires(!one_dimensional)
       : DistArray(comm, e, D{}, grid_type{}) {}
+  /// The node whose shared memory holds a new array's storage, or nullptr for ordinary memory.
+  static std::shared_ptr<const runtime::Node> storage_node(const boost::mpi::communicator& comm) {
+    if (!default_options().shared_memory || comm.size() == 1) return nullptr;
+    return runtime::node_of(static_cast<MPI_Comm>(comm), default_options().node_size);
+  }
   static constexpr extents_type static_extents() noexcept {
     extents_type e{};
     for (std::size_t d = 0; d < rank(); ++d) e[d] = static_cast<index_t>(static_extent(d));
@@ -309,7 +321,7 @@ class DistArray {
   boost::mpi::communicator comm_;
   mapping_type mapping_;
   D dist_;
-  std::vector<T> data_;
+  detail::LocalStorage<T> data_;
   detail::PlanCache cache_;
 };
 

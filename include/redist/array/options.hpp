@@ -1,7 +1,9 @@
 /// @file Defines redist::options, the run-time switches of a redistribution, and default_options().
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 
 #include <redist/runtime/exchange.hpp>
 
@@ -24,14 +26,37 @@ struct options {
   /// this many times, interleaved, and keep the one with the smallest median of the slowest
   /// rank's time. 0: no timing, the model's choice runs.
   int tune_reps = 5;
+  /// Ranks on one node (MPI_COMM_TYPE_SHARED) redistribute through shared memory: a DistArray
+  /// constructed with this on keeps its local storage in an MPI-3 shared-memory window of its
+  /// node, and `b = a` copies each element once from its owner's source array into the
+  /// destination, with no packing and no messages; pairs on different nodes exchange messages as
+  /// before, in the same call. Off: storage in ordinary memory, and messages between every pair.
+  bool shared_memory = true;
+  /// Node emulation for testing the mixed path on one machine: 0 takes the machine's nodes;
+  /// k > 0 cuts each into nodes of k consecutive ranks (shared memory within, messages between).
+  int node_size = 0;
 
   friend bool operator==(const options&, const options&) = default;
 };
 
+namespace detail {
+/// The defaults, with two taken from the environment when set there: REDIST_SHARED_MEMORY=0
+/// turns options::shared_memory off, REDIST_NODE_SIZE=k sets options::node_size (k ranks per
+/// emulated node), so that a job can choose its transport without recompiling.
+inline options options_from_environment() noexcept {
+  options o;
+  if (const char* v = std::getenv("REDIST_SHARED_MEMORY"); v != nullptr && *v != '\0') o.shared_memory = std::atoi(v) != 0;
+  if (const char* v = std::getenv("REDIST_NODE_SIZE"); v != nullptr && *v != '\0') o.node_size = std::max(0, std::atoi(v));
+  return o;
+}
+}  // namespace detail
+
 /// The options used when a call is given none (`b = a`, DistArray construction). Set them
 /// before use, identically on every rank: `redist::default_options().check_consistency = false;`
+/// Their initial values are options{}'s, except shared_memory and node_size where the
+/// environment sets them (REDIST_SHARED_MEMORY, REDIST_NODE_SIZE).
 inline options& default_options() noexcept {
-  static options defaults;
+  static options defaults = detail::options_from_environment();
   return defaults;
 }
 

@@ -17,6 +17,7 @@
 
 #include <boost/mpi/communicator.hpp>
 
+#include <redist/array/access.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/plan/all_at_once.hpp>
@@ -32,6 +33,8 @@
 #include <redist/runtime/exchange_circulant.hpp>
 #include <redist/runtime/exchange_cycles.hpp>
 #include <redist/runtime/exchange_multiphase.hpp>
+#include <redist/runtime/exchange_node.hpp>
+#include <redist/runtime/node.hpp>
 #include <redist/runtime/tune.hpp>
 
 namespace redist {
@@ -101,7 +104,7 @@ class Redistribution {
   void execute(const A& src, B& dst) {
     REDIST_EXPECTS(detail::layout_matches(src.mapping(), from_) && detail::layout_matches(dst.mapping(), to_),
                    "redist::Redistribution::execute(src, dst) requires src and dst to have the layouts the plan was made for");
-    run(src.comm(), src.local(), dst.local());
+    run(src.comm(), src.local(), dst.local(), detail::array_access::segment(src));
   }
 
   /// Runs the plan (collective). The first run checks, with options().check_consistency, that
@@ -109,13 +112,27 @@ class Redistribution {
   /// size of the scratch budget; a plan that tunes itself (TimedCyclicPlan) then does so.
   template <class T>
   void run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
-    if (!checked_) {
-      const index_t budget = agree_on_first_run<T>(comm, src.size(), dst.size());
-      if constexpr (requires { runtime::tune(plan_, comm, src, dst, workspace_, budget, 0, std::size_t{}); })
-        runtime::tune(plan_, comm, src, dst, workspace_, budget, options_.tune_reps, options_.max_message_bytes);
-    }
+    first_run(comm, src, dst);
     runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes);
   }
+  /// Runs the plan with src the local storage of an array (collective): with
+  /// options().shared_memory, the ranks of a node whose source storage is `source`'s window read
+  /// each other's source in place (runtime::execute_on_node); messages otherwise.
+  template <class T>
+  void run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
+           const runtime::SharedSegment* source) {
+    first_run(comm, src, dst);
+    if (options_.shared_memory && comm.size() > 1) {
+      const auto node = runtime::node_of(static_cast<MPI_Comm>(comm), options_.node_size);
+      on_node_ = runtime::execute_on_node(plan_, comm, *node, source, declared_ld(from_), src, dst, workspace_,
+                                          options_.max_message_bytes);
+    } else {
+      runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes);
+      on_node_ = false;
+    }
+  }
+  /// True when the last run copied from node peers' shared memory (run with an array's source).
+  bool used_shared_memory() const noexcept { return on_node_; }
 
   /// The candidate schedules schedule::automatic timed on the first run of a Cyclic pair's plan,
   /// each with its median time (CyclicChoice::measured), in the order of the model's
@@ -154,9 +171,11 @@ class Redistribution {
     const auto mine = static_cast<std::uint64_t>(piece == 0 ? index_t{-1} >> 1 : piece);  // 0: no limit
     std::uint64_t shared = 0;
     if (options_.check_consistency) {
-      const std::uint64_t opts_hash = detail::hash_mix(
-          detail::hash_mix(detail::hash_mix(detail::hash_seed, options_.max_scratch_bytes), options_.max_message_bytes),
-          static_cast<std::uint64_t>(options_.tune_reps));
+      std::uint64_t opts_hash = detail::hash_seed;
+      for (std::uint64_t x : {std::uint64_t{options_.max_scratch_bytes}, std::uint64_t{options_.max_message_bytes},
+                              static_cast<std::uint64_t>(options_.tune_reps), std::uint64_t{options_.shared_memory},
+                              static_cast<std::uint64_t>(options_.node_size)})
+        opts_hash = detail::hash_mix(opts_hash, x);
       const detail::Parameter params[] = {
           {"global size", static_cast<std::uint64_t>(from_.size())},
           {"element size", sizeof(T)},
@@ -173,11 +192,27 @@ class Redistribution {
     return static_cast<index_t>(budget_bytes / sizeof(T));
   }
 
+  /// The leading dimension the source layout was declared with on this rank (0: none), with
+  /// which the plan computes its peers' source offsets.
+  template <class L>
+  static index_t declared_ld(const L& l) noexcept {
+    if constexpr (requires { l.base.storage(); }) return l.base.storage().ld;
+    else if constexpr (requires { l.storage(); }) return l.storage().ld;
+    else return 0;
+  }
+  template <class T>
+  void first_run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
+    if (checked_) return;
+    const index_t budget = agree_on_first_run<T>(comm, src.size(), dst.size());
+    if constexpr (requires { runtime::tune(plan_, comm, src, dst, workspace_, budget, 0, std::size_t{}); })
+      runtime::tune(plan_, comm, src, dst, workspace_, budget, options_.tune_reps, options_.max_message_bytes);
+  }
   From from_;
   To to_;
   Policy policy_;
   options options_;
   bool checked_ = false;
+  bool on_node_ = false;
   plan_type plan_;
   runtime::Workspace workspace_;
 };

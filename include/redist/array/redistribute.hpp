@@ -109,7 +109,7 @@ void redistribute(const Src& src, Dst& dst, S policy = {}, const options& opts =
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) return;
   using L = detail::plan_layouts<Src, Dst>;
   auto& r = detail::array_access::cache(dst).get(L::of(src), L::of(dst), policy, opts, src.comm());
-  r.run(src.comm(), src.local(), dst.local());
+  r.run(src.comm(), src.local(), dst.local(), detail::array_access::segment(src));
 }
 
 /// dst = transpose(a) for 2-D arrays: dst(i, j) = a(j, i), fused with the redistribution (no
@@ -135,7 +135,7 @@ void redistribute(const TransposeView<A>& src, Dst& dst, S policy = {}, const op
     detail::report_error("redist::redistribute(transpose(a), b) requires b to be another array than a");
   using From = Transposed<typename A::mapping_type>;
   auto& r = detail::array_access::cache(dst).get(From{a.mapping()}, dst.mapping(), policy, opts, a.comm());
-  r.run(a.comm(), a.local(), dst.local());
+  r.run(a.comm(), a.local(), dst.local(), detail::array_access::segment(a));
 }
 
 /// dst = src with the automatic schedule and the given options.

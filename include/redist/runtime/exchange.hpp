@@ -13,6 +13,7 @@
 #include <boost/mpi/exception.hpp>
 
 #include <redist/plan/plan.hpp>
+#include <redist/runtime/node.hpp>
 #include <redist/runtime/pack.hpp>
 #include <redist/runtime/scratch.hpp>
 
@@ -41,10 +42,6 @@ struct Workspace {
 };
 
 namespace detail {
-inline void check(int rc, const char* routine) {
-  if (rc != MPI_SUCCESS) throw boost::mpi::exception(routine, rc);
-}
-
 /// Receives `count` elements from peer into p as MPI messages of at most chunk bytes each,
 /// appending their requests; returns how many it posted.
 template <class T>
@@ -86,31 +83,42 @@ void post_send(const T* p, index_t count, std::size_t chunk, int peer, MPI_Comm 
 /// are in flight, wait for any receive and unpack it, wait for the sends. Messages whose runs tile
 /// a contiguous range go from src / into dst directly. A plan built from layouts packs each message
 /// in the sender's storage order along the message's own pieces (pack_message, plan/walk.hpp).
+/// With `node` (the source array's shared window, runtime/node.hpp; see execute_on_node, which
+/// synchronizes around it), the messages of peers on this rank's node are not sent: each rank
+/// copies what it receives from such a peer straight out of the peer's source array, once.
 template <class T, class R>
 void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
-             Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes) {
+             Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes, const SharedSegment* node = nullptr) {
   static_assert(std::is_trivially_copyable_v<T>, "redist::runtime::execute requires a trivially copyable T");
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
   ws.pending.assign(plan.recvs.size(), 0);
   ws.recv_at.assign(plan.recvs.size(), 0);
+  auto on_node = [&](const Message& m) { return node != nullptr && node->node().holds(m.peer); };
   bool copied_local = false;
   auto copy_local = [&] {
-    // Copy: local runs go straight from src to dst, without MPI.
-    if (!copied_local) copy(plan.runs_of(plan.local), src.data(), dst.data());
+    if (copied_local) return;
     copied_local = true;
+    // Copy: local runs go straight from src to dst, without MPI; so do the runs of peers on
+    // this node, from their source arrays.
+    copy(plan.runs_of(plan.local), src.data(), dst.data());
+    if (node != nullptr)
+      for (const Message& m : plan.recvs)
+        if (on_node(m)) copy(plan.runs_of(m), reinterpret_cast<const T*>(node->peer(m.peer)), dst.data());
   };
   auto part = [&](const Message& m, index_t round, index_t& lo, index_t& hi) {
     lo = plan.piece == 0 ? 0 : round * plan.piece;
     hi = plan.piece == 0 ? m.size : std::min(m.size, lo + plan.piece);
-    return lo < hi;
+    return lo < hi && !on_node(m);
   };
 
   for (const schedule::Step& step : plan.schedule.steps) {
     index_t rounds = 1;
     if (plan.piece > 0) {
       index_t longest = 0;
-      for (std::size_t i : step.sends) longest = std::max(longest, plan.sends[i].size);
-      for (std::size_t i : step.recvs) longest = std::max(longest, plan.recvs[i].size);
+      for (std::size_t i : step.sends)
+        if (!on_node(plan.sends[i])) longest = std::max(longest, plan.sends[i].size);
+      for (std::size_t i : step.recvs)
+        if (!on_node(plan.recvs[i])) longest = std::max(longest, plan.recvs[i].size);
       rounds = std::max<index_t>(1, (longest + plan.piece - 1) / plan.piece);
     }
     for (index_t round = 0; round < rounds; ++round) {

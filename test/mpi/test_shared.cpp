@@ -1,0 +1,167 @@
+// MPI tests of redistribution through shared memory on a node (options::shared_memory), alone and
+// mixed with messages between emulated nodes (options::node_size): every plan kind, budgets,
+// empty parts, private copies, per-rank leading dimensions, repeated writes between calls.
+#include <algorithm>
+#include <array>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <catch2/catch.hpp>
+
+#include <redist/redist.hpp>
+
+#include "../support/array_values.hpp"
+#include "../support/array_values_nd.hpp"
+#include "../support/mpi_check.hpp"
+
+using namespace redist;
+namespace mpi = boost::mpi;
+using redist::test::all_ok;
+using redist::test::fill_nd;
+using redist::test::holds_nd;
+
+namespace {
+double value_1d(index_t g) { return 0.5 + 3.0 * static_cast<double>(g); }
+double value_2d(const std::array<index_t, 2>& g) { return 0.25 + static_cast<double>(g[0]) * 1000.0 + static_cast<double>(g[1]); }
+
+/// Sets default_options().shared_memory and node_size for the arrays constructed in its scope.
+struct NodeScope {
+  options saved = default_options();
+  NodeScope(bool shared, int node_size) {
+    default_options().shared_memory = shared;
+    default_options().node_size = node_size;
+  }
+  ~NodeScope() { default_options() = saved; }
+};
+
+/// The ranks of this rank's node (emulated with node_size > 0).
+int node_ranks(const mpi::communicator& world, int node_size) {
+  return runtime::node_of(static_cast<MPI_Comm>(world), node_size)->size;
+}
+
+/// 1-D pair a -> b with policy: exact, and through shared memory exactly when expected.
+template <class A, class B, class S>
+void check_1d(const mpi::communicator& world, A& a, B& b, S policy, bool expect_shared, const options& opts) {
+  for (int round = 0; round < 3; ++round) {  // the source changes between calls
+    redist::test::fill(a, [&](index_t g) { return value_1d(g) + round; });
+    std::fill(b.local().begin(), b.local().end(), -1.0);
+    auto plan = make_plan(a, b, policy, opts);
+    plan.execute(a, b);
+    REQUIRE(all_ok(world, redist::test::holds(b, [&](index_t g) { return value_1d(g) + round; })));
+    CHECK(plan.used_shared_memory() == expect_shared);
+  }
+}
+}  // namespace
+
+TEST_CASE("Arrays live in a node's shared memory by default, copies do not", "[mpi][shared]") {
+  mpi::communicator world;
+  NodeScope scope(true, 0);
+  DistArray<double, Cyclic<4>> a(world, 1000);
+  CHECK(a.in_shared_memory() == (node_ranks(world, 0) > 1));
+  DistArray<double, Cyclic<4>> copy(a);
+  CHECK_FALSE(copy.in_shared_memory());
+  CHECK(std::equal(copy.local().begin(), copy.local().end(), a.local().begin(), a.local().end()));
+  DistArray<double, Cyclic<4>> moved(std::move(a));
+  CHECK(moved.in_shared_memory() == (node_ranks(world, 0) > 1));
+  default_options().shared_memory = false;
+  DistArray<double, Cyclic<4>> plain(world, 1000);
+  CHECK_FALSE(plain.in_shared_memory());
+}
+
+TEST_CASE("b = a through shared memory: every plan kind, on one node and on emulated nodes", "[mpi][shared]") {
+  mpi::communicator world;
+  for (int node_size : {0, 1, 2, 3}) {
+    NodeScope scope(true, node_size);
+    const int on_node = node_ranks(world, node_size);
+    const bool whole = on_node == world.size();
+    const bool shared = on_node > 1;
+    options opts = default_options();
+    for (index_t n : {index_t{0}, index_t{1}, index_t{37}, index_t{4099}}) {
+      DistArray<double, Cyclic<8>> a(world, n);
+      DistArray<double, Cyclic<5>> b(world, n);
+      // automatic on a Cyclic pair (the one-pass basic-cycle exchange or a circulant schedule):
+      // shared memory when the node holds every rank.
+      check_1d(world, a, b, schedule::automatic, shared && whole, opts);
+      check_1d(world, a, b, schedule::bcc, shared && whole, opts);
+      // Schedules of messages asked for by name stay messages.
+      check_1d(world, a, b, schedule::multiphase, false, opts);
+      DistArray<double, Cyclic<2>> c(world, n);
+      DistArray<double, Cyclic<6>> d(world, n);
+      check_1d(world, c, d, schedule::indirect, false, opts);
+      // GEN_BLOCK and general pairs: plans of direct messages, shared on any node.
+      std::vector<index_t> parts(static_cast<std::size_t>(world.size()), 0);
+      for (index_t i = 0; i < n; ++i) ++parts[static_cast<std::size_t>((i * 7) % world.size())];
+      DistArray<double, GenBlock> e(world, n, GenBlock(parts));
+      DistArray<double, Block> f(world, n);
+      check_1d(world, e, f, schedule::automatic, shared, opts);
+      check_1d(world, f, a, schedule::automatic, shared, opts);
+    }
+  }
+}
+
+TEST_CASE("Matrices through shared memory, mixed with messages, under a scratch budget and transposed", "[mpi][shared]") {
+  mpi::communicator world;
+  std::mt19937_64 rng(11);
+  for (int node_size : {0, 1, 2, 3}) {
+    NodeScope scope(true, node_size);
+    const bool shared = node_ranks(world, node_size) > 1;
+    for (int trial = 0; trial < 6; ++trial) {
+      const std::array<index_t, 2> ext{static_cast<index_t>(1 + rng() % 70), static_cast<index_t>(1 + rng() % 50)};
+      const int p = world.size();
+      // The source on a grid of every rank, the destination on a part of them (empty parts).
+      const int q = 1 + static_cast<int>(rng() % p);
+      using D = Dist<Cyclic<>, Cyclic<>>;
+      DistArray<double, D> a(world, ext, D{Cyclic<>{1 + rng() % 6}, Cyclic<>{1 + rng() % 6}}, Grid{p, 1});
+      DistArray<double, D> b(world, ext, D{Cyclic<>{1 + rng() % 9}, Cyclic<>{1 + rng() % 9}}, Grid{1, q},
+                             {0, 0}, Storage{rng() % 2 ? row_major : column_major, 0});
+      options opts = default_options();
+      if (trial % 2 == 1) opts.max_scratch_bytes = 8 * sizeof(double) * static_cast<std::size_t>(p);  // rounds
+      for (int round = 0; round < 2; ++round) {
+        fill_nd(a, [&](const auto& g) { return value_2d(g) + round; });
+        std::fill(b.local().begin(), b.local().end(), -1.0);
+        auto plan = make_plan(a, b, schedule::automatic, opts);
+        plan.execute(a, b);
+        REQUIRE(all_ok(world, holds_nd(b, [&](const auto& g) { return value_2d(g) + round; })));
+        CHECK(plan.used_shared_memory() == shared);
+      }
+      // b = transpose(a), through the same path.
+      DistArray<double, D> t(world, {ext[1], ext[0]}, D{Cyclic<>{3}, Cyclic<>{2}}, Grid{1, p});
+      fill_nd(a, [](const auto& g) { return value_2d(g); });
+      t = transpose(a);
+      REQUIRE(all_ok(world, holds_nd(t, [](const auto& g) { return value_2d({g[1], g[0]}); })));
+    }
+  }
+}
+
+TEST_CASE("A node falls back to messages when a rank's source is private or leading dimensions differ", "[mpi][shared]") {
+  mpi::communicator world;
+  NodeScope scope(true, 0);
+  const bool shared = node_ranks(world, 0) > 1;
+  using D = Dist<Cyclic<>, Cyclic<>>;
+  const std::array<index_t, 2> ext{45, 31};
+  DistArray<double, D> a(world, ext, D{Cyclic<>{4}, Cyclic<>{3}}, Grid{world.size(), 1});
+  DistArray<double, D> b(world, ext, D{Cyclic<>{5}, Cyclic<>{2}}, Grid{1, world.size()});
+  fill_nd(a, value_2d);
+  // Rank 0 passes a private copy of its part; the others the shared array.
+  DistArray<double, D> copy(a);
+  auto plan = make_plan(a, b);
+  if (world.rank() == 0) plan.execute(copy, b);
+  else plan.execute(a, b);
+  REQUIRE(all_ok(world, holds_nd(b, value_2d)));
+  CHECK_FALSE(plan.used_shared_memory());
+  plan.execute(a, b);
+  CHECK(plan.used_shared_memory() == shared);
+
+  // Leading dimensions that differ per rank (ScaLAPACK's LLD): a peer's offsets are unknown here.
+  const index_t ld = 50 + world.rank();
+  DistArray<double, D> c(world, ext, D{Cyclic<>{4}, Cyclic<>{3}}, Grid{world.size(), 1}, {0, 0}, Storage{column_major, ld});
+  fill_nd(c, value_2d);
+  std::fill(b.local().begin(), b.local().end(), -1.0);
+  auto plan_c = make_plan(c, b);
+  plan_c.execute(c, b);
+  REQUIRE(all_ok(world, holds_nd(b, value_2d)));
+  CHECK_FALSE(plan_c.used_shared_memory());
+}
