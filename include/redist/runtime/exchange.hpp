@@ -39,6 +39,7 @@ struct Workspace {
   std::vector<index_t> send_len, recv_len;  ///< per message: its elements in the round
   std::size_t high_water = 0;         ///< most scratch bytes one round has used
   Scratch intermediate;               ///< a plan's intermediate array (multiphase, two circulant phases), not counted in high_water
+  std::vector<CopyItem> copies;       ///< the local and node peers' runs of a shared-memory run (copy_gathered)
 };
 
 namespace detail {
@@ -98,12 +99,20 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
   auto copy_local = [&] {
     if (copied_local) return;
     copied_local = true;
-    // Copy: local runs go straight from src to dst, without MPI; so do the runs of peers on
-    // this node, from their source arrays.
-    copy(plan.runs_of(plan.local), src.data(), dst.data());
-    if (node != nullptr)
-      for (const Message& m : plan.recvs)
-        if (on_node(m)) copy(plan.runs_of(m), reinterpret_cast<const T*>(node->peer(m.peer)), dst.data());
+    // Copy: local runs go straight from src to dst, without MPI; with a node, so do the runs
+    // of peers on it, from their source arrays, all in one gathered pass through dst.
+    if (node == nullptr) {
+      copy(plan.runs_of(plan.local), src.data(), dst.data());
+      return;
+    }
+    ws.copies.clear();
+    auto gather = [&](const Message& m, const T* from) {
+      for (std::size_t k = m.first; k < m.first + m.nruns; ++k) ws.copies.push_back(detail::copy_item(plan.runs[k], k, from));
+    };
+    gather(plan.local, src.data());
+    for (const Message& m : plan.recvs)
+      if (on_node(m)) gather(m, reinterpret_cast<const T*>(node->peer(m.peer)));
+    copy_gathered<T>(std::span<const R>(plan.runs), std::span<CopyItem>(ws.copies), dst.data());
   };
   auto part = [&](const Message& m, index_t round, index_t& lo, index_t& hi) {
     lo = plan.piece == 0 ? 0 : round * plan.piece;

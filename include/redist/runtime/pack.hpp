@@ -256,6 +256,65 @@ inline void copy(std::span<const BasicSection<D>> sections, const T* src, T* dst
   }
 }
 
+/// One run or section of a gathered copy (copy_gathered): where it starts in its source array
+/// and in the destination, its outermost loop (count and strides, by which items are
+/// interleaved), and what one iteration of that loop copies.
+struct CopyItem {
+  const void* from = nullptr;  ///< first source element (in its own source array)
+  std::size_t run = 0;         ///< index in the plan's runs
+  index_t dst = 0;             ///< first destination offset
+  index_t count = 1;           ///< iterations of the outermost loop
+  index_t fs = 0, ts = 0;      ///< its strides in the source and the destination
+  index_t len = -1;            ///< one iteration: len contiguous elements on both sides; -1: the whole nest, once
+};
+
+namespace detail {
+/// The item of run r (1-D: pieces of len elements) or section s (its nest's outermost loop),
+/// read from the source array `from`.
+template <class T>
+inline CopyItem copy_item(const Run& r, std::size_t run, const T* from) noexcept {
+  return {from + r.src, run, r.dst, r.count, r.src_stride, r.dst_stride, r.len};
+}
+template <class T, std::size_t D>
+inline CopyItem copy_item(const BasicSection<D>& s, std::size_t run, const T* from) noexcept {
+  const Nest<D> n = nest_of(s, dense::none);
+  if (n.depth == 0) return {from + s.src, run, s.dst, 1, 0, 0, 1};
+  if (n.depth == 1) return {from + s.src, run, s.dst, n.count[0], n.fs[0], n.ts[0], 1};
+  if (n.depth == 2 && n.fs[0] == 1 && n.ts[0] == 1)
+    return {from + s.src, run, s.dst, n.count[1], n.fs[1], n.ts[1], n.count[0]};
+  return {from + s.src, run, s.dst, 1, 0, 0, -1};  // a deeper or transposed nest: copied whole (copy_nest)
+}
+}  // namespace detail
+
+/// Local copy of several messages' runs, each read from its own source array (items made by
+/// detail::copy_item), into dst. Items of at least `interleave` iterations are interleaved,
+/// iteration by iteration of their outermost loop and in order of destination within an
+/// iteration, so that the periodic families of a block-cyclic pair, which repeat with the same
+/// period (give or take a ragged last one), are copied in one pass through the arrays instead of
+/// one pass per family; the others are copied one after the other. items is reordered.
+template <class T, class R>
+void copy_gathered(std::span<const R> runs, std::span<CopyItem> items, T* dst, index_t interleave = 64) {
+  auto periodic = std::partition(items.begin(), items.end(), [&](const CopyItem& it) { return it.count < interleave; });
+  for (auto it = items.begin(); it != periodic; ++it) {
+    const T* from = static_cast<const T*>(it->from);
+    if (it->len < 0) {
+      if constexpr (!std::is_same_v<R, Run>) {
+        const auto n = detail::nest_of(runs[it->run], detail::dense::none);
+        detail::copy_nest(from, dst + it->dst, n, n.depth);
+      }
+    } else {
+      detail::copy_pieces(from, it->fs, dst + it->dst, it->ts, it->len, it->count);
+    }
+  }
+  std::sort(periodic, items.end(), [](const CopyItem& a, const CopyItem& b) { return a.dst < b.dst; });
+  index_t most = 0;
+  for (auto it = periodic; it != items.end(); ++it) most = std::max(most, it->count);
+  for (index_t c = 0; c < most; ++c)
+    for (auto it = periodic; it != items.end(); ++it)
+      if (c < it->count)
+        detail::copy_section(dst + it->dst + c * it->ts, static_cast<const T*>(it->from) + c * it->fs, it->len);
+}
+
 /// Pack the elements [begin, end) of the message's packed order into out (a piece of a message).
 template <class T, std::size_t D>
 inline void pack_range(std::span<const BasicSection<D>> sections, const T* src, T* out, index_t begin, index_t end) {
