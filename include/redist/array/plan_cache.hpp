@@ -29,6 +29,7 @@
 #include <redist/plan/plan.hpp>
 #include <redist/plan/planner.hpp>
 #include <redist/plan/stepwise.hpp>
+#include <redist/runtime/choose_transport.hpp>
 #include <redist/runtime/exchange.hpp>
 #include <redist/runtime/exchange_circulant.hpp>
 #include <redist/runtime/exchange_cycles.hpp>
@@ -114,6 +115,7 @@ class Redistribution {
   void run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
     first_run(comm, src, dst);
     runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes);
+    choose_transport_once(comm, src, dst);
   }
   /// Runs the plan with src the local storage of an array (collective): with
   /// options().shared_memory, the ranks of a node whose source storage is `source`'s window read
@@ -126,13 +128,23 @@ class Redistribution {
       const auto node = runtime::node_of(static_cast<MPI_Comm>(comm), options_.node_size);
       on_node_ = runtime::execute_on_node(plan_, comm, *node, source, declared_ld(from_), src, dst, workspace_,
                                           options_.max_message_bytes);
+      // One node holding every rank exchanges no messages: nothing to choose.
+      if (!(on_node_ && node->whole())) choose_transport_once(comm, src, dst);
     } else {
       runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes);
       on_node_ = false;
+      choose_transport_once(comm, src, dst);
     }
   }
   /// True when the last run copied from node peers' shared memory (run with an array's source).
   bool used_shared_memory() const noexcept { return on_node_; }
+  /// True when the plan's messages go as MPI derived datatypes over the arrays (no pack or
+  /// unpack): the first run that exchanged messages timed both ways (options().tune_reps rounds)
+  /// and this was faster on the slowest rank. Plans of direct messages only (BasicPlan).
+  bool uses_datatypes() const noexcept { return workspace_.typed; }
+  /// The medians (seconds) of that timing, packed and typed; zeros when nothing was timed (small
+  /// messages, tune_reps = 0, no messages yet, or a plan that forwards messages).
+  std::pair<double, double> transport_medians() const noexcept { return transport_times_; }
 
   /// The candidate schedules schedule::automatic timed on the first run of a Cyclic pair's plan,
   /// each with its median time (CyclicChoice::measured), in the order of the model's
@@ -201,6 +213,14 @@ class Redistribution {
     else return 0;
   }
   template <class T>
+  void choose_transport_once(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
+    if (transport_chosen_) return;
+    transport_chosen_ = true;
+    if constexpr (requires { runtime::choose_transport(plan_, comm, src, dst, workspace_, 0, std::size_t{}); })
+      transport_times_ =
+          runtime::choose_transport(plan_, comm, src, dst, workspace_, options_.tune_reps, options_.max_message_bytes);
+  }
+  template <class T>
   void first_run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
     if (checked_) return;
     const index_t budget = agree_on_first_run<T>(comm, src.size(), dst.size());
@@ -213,6 +233,8 @@ class Redistribution {
   options options_;
   bool checked_ = false;
   bool on_node_ = false;
+  bool transport_chosen_ = false;
+  std::pair<double, double> transport_times_{};
   plan_type plan_;
   runtime::Workspace workspace_;
 };

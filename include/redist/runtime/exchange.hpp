@@ -16,6 +16,7 @@
 #include <redist/runtime/node.hpp>
 #include <redist/runtime/pack.hpp>
 #include <redist/runtime/scratch.hpp>
+#include <redist/runtime/typed.hpp>
 
 namespace redist::runtime {
 
@@ -40,6 +41,10 @@ struct Workspace {
   std::size_t high_water = 0;         ///< most scratch bytes one round has used
   Scratch intermediate;               ///< a plan's intermediate array (multiphase, two circulant phases), not counted in high_water
   std::vector<CopyItem> copies;       ///< the local and node peers' runs of a shared-memory run (copy_gathered)
+  /// Messages go as MPI derived datatypes over the arrays (`types`), without pack and unpack;
+  /// chosen on every rank alike (choose_transport, runtime/choose_transport.hpp).
+  bool typed = false;
+  MessageTypes types;
 };
 
 namespace detail {
@@ -114,6 +119,33 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
       if (on_node(m)) gather(m, reinterpret_cast<const T*>(node->peer(m.peer)));
     copy_gathered<T>(std::span<const R>(plan.runs), std::span<CopyItem>(ws.copies), dst.data());
   };
+  if (ws.typed) {
+    // Derived datatypes: MPI reads src and writes dst itself; no scratch, no rounds.
+    ws.types.build(plan, sizeof(T));
+    for (const schedule::Step& step : plan.schedule.steps) {
+      ws.recv_requests.clear();
+      ws.send_requests.clear();
+      for (std::size_t i : step.recvs)
+        if (!on_node(plan.recvs[i])) {
+          ws.recv_requests.emplace_back();
+          detail::check(MPI_Irecv(dst.data(), 1, ws.types.recv(i), plan.recvs[i].peer, message_tag, c, &ws.recv_requests.back()),
+                        "MPI_Irecv");
+        }
+      for (std::size_t i : step.sends)
+        if (!on_node(plan.sends[i])) {
+          ws.send_requests.emplace_back();
+          detail::check(MPI_Isend(src.data(), 1, ws.types.send(i), plan.sends[i].peer, message_tag, c, &ws.send_requests.back()),
+                        "MPI_Isend");
+        }
+      copy_local();
+      detail::check(MPI_Waitall(static_cast<int>(ws.recv_requests.size()), ws.recv_requests.data(), MPI_STATUSES_IGNORE),
+                    "MPI_Waitall");
+      detail::check(MPI_Waitall(static_cast<int>(ws.send_requests.size()), ws.send_requests.data(), MPI_STATUSES_IGNORE),
+                    "MPI_Waitall");
+    }
+    copy_local();
+    return;
+  }
   auto part = [&](const Message& m, index_t round, index_t& lo, index_t& hi) {
     lo = plan.piece == 0 ? 0 : round * plan.piece;
     hi = plan.piece == 0 ? m.size : std::min(m.size, lo + plan.piece);

@@ -427,7 +427,10 @@ inline void unpack_message(const BasicPlan<R>& plan, std::size_t i, const T* in,
   static_assert(std::is_trivially_copyable_v<T>);
   const Message& m = plan.recvs[i];
   if (hi < 0) hi = m.size;
-  if (plan.recv_walk) {
+  // A whole message of one run (one section: a Cartesian product of one piece family per
+  // dimension, its loops in the source's storage order) has the walk's order; unpacked as a
+  // section, a transposed one goes through the tiled copy (copy_transposed).
+  if (plan.recv_walk && !(m.nruns == 1 && lo == 0 && hi == m.size)) {
     detail::run_one(plan.recv_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
       detail::copy_pieces(in + pos, 1, dst + at, stride, 1, len);
     });
