@@ -9,10 +9,10 @@
 
 #include <boost/mpi/communicator.hpp>
 
+#include <redist/index/run.hpp>
 #include <redist/plan/automatic.hpp>
 #include <redist/plan/basic_cycle.hpp>
 #include <redist/plan/circulant.hpp>
-#include <redist/index/run.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/runtime/exchange.hpp>
 #include <redist/runtime/exchange_circulant.hpp>
