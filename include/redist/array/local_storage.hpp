@@ -35,10 +35,7 @@ class LocalStorage {
   LocalStorage(const LocalStorage& o) : vector_(o.span().begin(), o.span().end()) {}
   LocalStorage(LocalStorage&&) noexcept = default;
   LocalStorage& operator=(LocalStorage&&) noexcept = default;
-  LocalStorage& operator=(const LocalStorage& o) {
-    if (this != &o) *this = LocalStorage(o);
-    return *this;
-  }
+  LocalStorage& operator=(const LocalStorage&) = delete;  // DistArray's copy assignment redistributes
 
   std::span<T> span() noexcept {
     if (segment_) return {reinterpret_cast<T*>(segment_->data()), size_};

@@ -40,7 +40,9 @@ struct Workspace {
   std::vector<index_t> send_len, recv_len;  ///< per message: its elements in the round
   std::size_t high_water = 0;         ///< most scratch bytes one round has used
   Scratch intermediate;               ///< a plan's intermediate array (multiphase, two circulant phases), not counted in high_water
-  std::vector<CopyItem> copies;       ///< the local and node peers' runs of a shared-memory run (copy_gathered)
+  std::vector<CopyItem> copies;       ///< the local and node peers' runs of a shared-memory run, ordered (order_gathered)
+  std::size_t copies_alone = 0;       ///< how many of them are copied one after the other
+  std::vector<const void*> copy_from, copied_from;  ///< the plan and source arrays of this run, and of `copies`
   /// Messages go as MPI derived datatypes over the arrays (`types`), without pack and unpack;
   /// chosen on every rank alike (choose_transport, runtime/choose_transport.hpp).
   bool typed = false;
@@ -110,14 +112,26 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
       copy(plan.runs_of(plan.local), src.data(), dst.data());
       return;
     }
-    ws.copies.clear();
-    auto gather = [&](const Message& m, const T* from) {
-      for (std::size_t k = m.first; k < m.first + m.nruns; ++k) ws.copies.push_back(detail::copy_item(plan.runs[k], k, from));
-    };
-    gather(plan.local, src.data());
+    // The items depend on the plan and the source arrays: rebuilt and ordered only when those
+    // change, so a repeated b = a between the same arrays only copies.
+    ws.copy_from.clear();
+    ws.copy_from.push_back(&plan);
+    ws.copy_from.push_back(plan.runs.data());
+    ws.copy_from.push_back(src.data());
     for (const Message& m : plan.recvs)
-      if (on_node(m)) gather(m, reinterpret_cast<const T*>(node->peer(m.peer)));
-    copy_gathered<T>(std::span<const R>(plan.runs), std::span<CopyItem>(ws.copies), dst.data());
+      if (on_node(m)) ws.copy_from.push_back(node->peer(m.peer));
+    if (ws.copy_from != ws.copied_from) {
+      ws.copies.clear();
+      auto gather = [&](const Message& m, const T* from) {
+        for (std::size_t k = m.first; k < m.first + m.nruns; ++k) ws.copies.push_back(detail::copy_item(plan.runs[k], k, from));
+      };
+      gather(plan.local, src.data());
+      for (const Message& m : plan.recvs)
+        if (on_node(m)) gather(m, reinterpret_cast<const T*>(node->peer(m.peer)));
+      ws.copies_alone = order_gathered(std::span<CopyItem>(ws.copies));
+      ws.copied_from = ws.copy_from;
+    }
+    copy_gathered<T>(std::span<const R>(plan.runs), std::span<const CopyItem>(ws.copies), ws.copies_alone, dst.data());
   };
   if (ws.typed) {
     // Derived datatypes: MPI reads src and writes dst itself; no scratch, no rounds.

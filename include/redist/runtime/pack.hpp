@@ -286,33 +286,41 @@ inline CopyItem copy_item(const BasicSection<D>& s, std::size_t run, const T* fr
 }
 }  // namespace detail
 
-/// Local copy of several messages' runs, each read from its own source array (items made by
-/// detail::copy_item), into dst. Items of at least `interleave` iterations are interleaved,
-/// iteration by iteration of their outermost loop and in order of destination within an
-/// iteration, so that the periodic families of a block-cyclic pair, which repeat with the same
+/// Orders the items of a gathered copy (made by detail::copy_item) for copy_gathered: first those
+/// of fewer than `interleave` iterations, copied one after the other; then the others in order of
+/// destination, to be interleaved. Returns how many come first. Done once per plan and sources
+/// (runtime::execute keeps the ordered items in its workspace).
+inline std::size_t order_gathered(std::span<CopyItem> items, index_t interleave = 64) {
+  const auto periodic = std::partition(items.begin(), items.end(), [&](const CopyItem& it) { return it.count < interleave; });
+  std::sort(periodic, items.end(), [](const CopyItem& a, const CopyItem& b) { return a.dst < b.dst; });
+  return static_cast<std::size_t>(periodic - items.begin());
+}
+
+/// Local copy of several messages' runs, each read from its own source array, into dst, with the
+/// items ordered by order_gathered (`alone` of them copied one after the other). The others are
+/// interleaved, iteration by iteration of their outermost loop and in order of destination within
+/// an iteration, so that the periodic families of a block-cyclic pair, which repeat with the same
 /// period (give or take a ragged last one), are copied in one pass through the arrays instead of
-/// one pass per family; the others are copied one after the other. items is reordered.
+/// one pass per family.
 template <class T, class R>
-void copy_gathered(std::span<const R> runs, std::span<CopyItem> items, T* dst, index_t interleave = 64) {
-  auto periodic = std::partition(items.begin(), items.end(), [&](const CopyItem& it) { return it.count < interleave; });
-  for (auto it = items.begin(); it != periodic; ++it) {
-    const T* from = static_cast<const T*>(it->from);
-    if (it->len < 0) {
+void copy_gathered(std::span<const R> runs, std::span<const CopyItem> items, std::size_t alone, T* dst) {
+  for (const CopyItem& it : items.first(alone)) {
+    const T* from = static_cast<const T*>(it.from);
+    if (it.len < 0) {
       if constexpr (!std::is_same_v<R, Run>) {
-        const auto n = detail::nest_of(runs[it->run], detail::dense::none);
-        detail::copy_nest(from, dst + it->dst, n, n.depth);
+        const auto n = detail::nest_of(runs[it.run], detail::dense::none);
+        detail::copy_nest(from, dst + it.dst, n, n.depth);
       }
     } else {
-      detail::copy_pieces(from, it->fs, dst + it->dst, it->ts, it->len, it->count);
+      detail::copy_pieces(from, it.fs, dst + it.dst, it.ts, it.len, it.count);
     }
   }
-  std::sort(periodic, items.end(), [](const CopyItem& a, const CopyItem& b) { return a.dst < b.dst; });
+  const auto periodic = items.subspan(alone);
   index_t most = 0;
-  for (auto it = periodic; it != items.end(); ++it) most = std::max(most, it->count);
+  for (const CopyItem& it : periodic) most = std::max(most, it.count);
   for (index_t c = 0; c < most; ++c)
-    for (auto it = periodic; it != items.end(); ++it)
-      if (c < it->count)
-        detail::copy_section(dst + it->dst + c * it->ts, static_cast<const T*>(it->from) + c * it->fs, it->len);
+    for (const CopyItem& it : periodic)
+      if (c < it.count) detail::copy_section(dst + it.dst + c * it.ts, static_cast<const T*>(it.from) + c * it.fs, it.len);
 }
 
 /// Pack the elements [begin, end) of the message's packed order into out (a piece of a message).
