@@ -34,5 +34,9 @@ template <std::size_t... E>
 struct Extents;
 template <class T, class D, class G = void, class X = void>
 class DistArray;
+template <class T, class D, class G, class X>
+class DistView;
+template <class T>
+class SharedBuffer;
 class error;
 }  // namespace redist

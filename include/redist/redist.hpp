@@ -61,7 +61,10 @@
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
+#include <redist/array/dist_array_base.hpp>
 #include <redist/array/dist_array.hpp>
+#include <redist/array/dist_view.hpp>
+#include <redist/array/shared_buffer.hpp>
 #include <redist/array/message_table.hpp>
 #include <redist/array/redistribute.hpp>
 #include <redist/array/transpose.hpp>

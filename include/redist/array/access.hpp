@@ -1,4 +1,4 @@
-/// @file Defines detail::array_access, the library's access to the plan cache and the shared storage of a DistArray.
+/// @file Defines detail::array_access, the library's access to the plan cache and the shared storage of a DistArray or DistView.
 #pragma once
 
 #include <redist/runtime/node.hpp>
@@ -18,7 +18,8 @@ struct array_access {
   /// type without one).
   template <class A>
   static const runtime::SharedSegment* segment(const A& a) noexcept {
-    if constexpr (requires { a.data_.segment(); }) return a.data_.segment();
+    if constexpr (requires { a.data_.segment(); }) return a.data_.segment();  // DistArray
+    else if constexpr (requires { a.segment_; }) return a.segment_;          // DistView
     else return nullptr;
   }
 };

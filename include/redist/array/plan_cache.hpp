@@ -105,7 +105,7 @@ class Redistribution {
   void execute(const A& src, B& dst) {
     REDIST_EXPECTS(detail::layout_matches(src.mapping(), from_) && detail::layout_matches(dst.mapping(), to_),
                    "redist::Redistribution::execute(src, dst) requires src and dst to have the layouts the plan was made for");
-    run(src.comm(), src.local(), dst.local(), detail::array_access::segment(src));
+    run(src.comm(), std::span<const typename A::value_type>(src.local()), dst.local(), detail::array_access::segment(src));
   }
 
   /// Runs the plan (collective). The first run checks, with options().check_consistency, that

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <concepts>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -36,6 +37,12 @@ concept DistributedArray = requires(const A& a) {
 };
 
 namespace detail {
+/// a's local elements, read-only (a DistView's local() is a span of its element type, like std::span).
+template <class A>
+std::span<const typename A::value_type> const_local(const A& a) noexcept {
+  return a.local();
+}
+
 /// The layouts a plan of Src -> Dst is built on. A 1-D array is the rank-1 case of Dist; when
 /// both arrays are declared 1-D (every process, from rank 0, tight storage: Dist::mapping's
 /// is_linear), the plan is built on their 1-D mappings, where the 1-D schedules (basic-cycle
@@ -109,7 +116,7 @@ void redistribute(const Src& src, Dst& dst, S policy = {}, const options& opts =
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) return;
   using L = detail::plan_layouts<Src, Dst>;
   auto& r = detail::array_access::cache(dst).get(L::of(src), L::of(dst), policy, opts, src.comm());
-  r.run(src.comm(), src.local(), dst.local(), detail::array_access::segment(src));
+  r.run(src.comm(), detail::const_local(src), dst.local(), detail::array_access::segment(src));
 }
 
 /// dst = transpose(a) for 2-D arrays: dst(i, j) = a(j, i), fused with the redistribution (no
@@ -135,7 +142,7 @@ void redistribute(const TransposeView<A>& src, Dst& dst, S policy = {}, const op
     detail::report_error("redist::redistribute(transpose(a), b) requires b to be another array than a");
   using From = Transposed<typename A::mapping_type>;
   auto& r = detail::array_access::cache(dst).get(From{a.mapping()}, dst.mapping(), policy, opts, a.comm());
-  r.run(a.comm(), a.local(), dst.local(), detail::array_access::segment(a));
+  r.run(a.comm(), detail::const_local(a), dst.local(), detail::array_access::segment(a));
 }
 
 /// dst = src with the automatic schedule and the given options.

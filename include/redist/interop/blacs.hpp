@@ -10,6 +10,7 @@
 
 #include <boost/mpi/communicator.hpp>
 
+#include <redist/array/communicator.hpp>
 #include <redist/interop/scalapack.hpp>
 
 // The BLACS routine this header calls (Debian's libscalapack-openmpi: 32-bit integers).
@@ -82,7 +83,8 @@ std::array<BlacsGrid, K> blacs_grids(const std::array<int, K>& ctxts, const boos
 /// rank when no rank is in the context or when its processes are not ranks first, first + 1,
 /// ... of comm numbered row- or column-major (as from a general Cblacs_gridmap). A grid of one
 /// row or one column is reported row_major (both orders number it alike).
-inline BlacsGrid blacs_grid(int ctxt, const boost::mpi::communicator& comm) {
+inline BlacsGrid blacs_grid(int ctxt, Communicator comm_arg) {
+  const boost::mpi::communicator& comm = comm_arg.get();
   const char* call = "redist::scalapack::blacs_grid(ctxt, comm)";
   const BlacsGrid g = detail::blacs_grids<1>({ctxt}, comm, call, {"ctxt"})[0];
   if (g.size() == 0) detail::report_error(std::string(call) + " requires some rank of comm to be in the context ctxt");
@@ -96,7 +98,8 @@ inline BlacsGrid blacs_grid(int ctxt, const boost::mpi::communicator& comm) {
 /// (a bad descriptor, a context redist cannot express) throw redist::error on every rank.
 template <class T>
 void gemr2d(int m, int n, const T* a, int ia, int ja, const int* desca, T* b, int ib, int jb, const int* descb,
-            const boost::mpi::communicator& comm) {
+            Communicator comm_arg) {
+  const boost::mpi::communicator& comm = comm_arg.get();
   const char* call = "redist::scalapack::gemr2d(m, n, a, ia, ja, desca, b, ib, jb, descb, comm)";
   std::optional<std::string> error;
   Descriptor da, db;

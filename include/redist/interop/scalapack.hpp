@@ -19,8 +19,10 @@
 
 #include <boost/mpi/communicator.hpp>
 
+#include <redist/array/communicator.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/dist_array.hpp>
+#include <redist/array/dist_view.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/dist/block.hpp>
 #include <redist/dist/block_cyclic.hpp>
@@ -163,11 +165,21 @@ inline Layout layout(const Descriptor& desc, const BlacsGrid& g) {
 /// per process of the grid). Collective over comm; on a rank outside the grid desc may be any
 /// descriptor with the same global values (ctxt is not read).
 template <class T>
-DistArray<T, Dist<Cyclic<>, Cyclic<>>> make_dist_array(const boost::mpi::communicator& comm, Descriptor desc,
-                                                       const BlacsGrid& g) {
+DistArray<T, Dist<Cyclic<>, Cyclic<>>> make_dist_array(Communicator comm, Descriptor desc, const BlacsGrid& g) {
   if (!desc.in_context()) desc.ctxt = 0;
   const Layout l = layout(desc, g);
   return DistArray<T, Dist<Cyclic<>, Cyclic<>>>(comm, l.extents, l.dist, l.grid, l.offsets, l.storage);
+}
+
+/// A DistView over the caller's ScaLAPACK local matrix `a` (LLD x LOCc(N) elements, as desc
+/// says) with the layout of desc on grid g: `b = view` and `view = b` read and write the
+/// matrix ScaLAPACK works on, in place, with no copy. Collective over comm; on a rank outside
+/// the grid desc may be any descriptor with the same global values and a may be nullptr.
+template <class T>
+DistView<T, Dist<Cyclic<>, Cyclic<>>> make_dist_view(T* a, Communicator comm, Descriptor desc, const BlacsGrid& g) {
+  if (!desc.in_context()) desc.ctxt = 0;
+  const Layout l = layout(desc, g);
+  return DistView<T, Dist<Cyclic<>, Cyclic<>>>(a, comm, l.extents, l.dist, l.grid, l.offsets, l.storage);
 }
 
 namespace detail {
@@ -458,8 +470,8 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
 template <class T>
 void gemr2d(index_t m, index_t n, const T* a, index_t ia, index_t ja, const Descriptor& desca, const BlacsGrid& grida,
             T* b, index_t ib, index_t jb, const Descriptor& descb, const BlacsGrid& gridb,
-            const boost::mpi::communicator& comm) {
-  detail::gemr2d_impl(m, n, a, ia, ja, desca, grida, b, ib, jb, descb, gridb, comm, std::nullopt);
+            Communicator comm) {
+  detail::gemr2d_impl(m, n, a, ia, ja, desca, grida, b, ib, jb, descb, gridb, comm.get(), std::nullopt);
 }
 
 /// Drops every cached gemr2d plan of this process (the next call on every rank plans again).
