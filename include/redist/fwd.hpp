@@ -10,6 +10,7 @@ inline constexpr std::size_t dynamic = std::dynamic_extent;
 struct distribution_tag;
 struct Ldd;
 class LddSet;
+class LddList;
 struct Run;
 class Block;
 template <std::size_t X>

@@ -16,7 +16,7 @@ namespace redist {
 /// A bound 1-D layout (the mapping of Block, Cyclic<X>, GenBlock, or a user distribution).
 template <class M>
 concept LinearLayout = requires(const M& m, int p) {
-  { m.ldds(p) } -> std::same_as<LddSet>;
+  { m.ldds(p) } -> LddRange;
   { m.nprocs() } -> std::same_as<int>;
 };
 
@@ -25,7 +25,7 @@ template <class M>
 concept GridLayout = requires(const M& m, int r, std::size_t d) {
   { M::rank() } -> std::convertible_to<std::size_t>;
   { m.coords_of(r) };
-  { m.ldds(d, r) } -> std::same_as<LddSet>;
+  { m.ldds(d, r) } -> LddRange;
   { m.strides(r) };
   { m.fastest() } -> std::convertible_to<std::size_t>;
   { m.nprocs() } -> std::same_as<int>;
@@ -99,7 +99,7 @@ struct rank_one {
   constexpr line grid() const noexcept { return {m.nprocs()}; }
   constexpr Storage storage() const noexcept { return {}; }
   constexpr std::optional<std::array<int, 1>> coords_of(int r) const noexcept { return std::array<int, 1>{r}; }
-  constexpr LddSet ldds(std::size_t, int c) const { return m.ldds(c); }
+  constexpr decltype(auto) ldds(std::size_t, int c) const { return m.ldds(c); }
   constexpr std::array<index_t, 1> strides(int) const noexcept { return {1}; }
   constexpr std::size_t fastest() const noexcept { return 0; }
 };
