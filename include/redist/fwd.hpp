@@ -11,6 +11,10 @@ struct distribution_tag;
 struct Ldd;
 class LddSet;
 class LddList;
+struct Slice;
+struct full_extent_t;
+template <class OffsetType, class ExtentType, class StrideType>
+struct strided_slice;
 struct Run;
 class Block;
 template <std::size_t X>
