@@ -25,6 +25,7 @@
 #include <redist/index/intersect.hpp>
 #include <redist/index/run.hpp>
 #include <redist/index/section.hpp>
+#include <redist/index/slice.hpp>
 #include <redist/index/transfer.hpp>
 #include <redist/schedule/schedule.hpp>
 #include <redist/schedule/basic_cycle.hpp>

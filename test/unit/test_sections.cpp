@@ -1,14 +1,28 @@
-// Sections (HPF B(2:N:2) = A(1:N-1:2)): slice specifiers.
+// Sections (HPF B(2:N:2) = A(1:N-1:2)): slice specifiers, and index::slice_ldds against brute force.
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstddef>
+#include <map>
+#include <numeric>
+#include <random>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
+#include <redist/dist/block.hpp>
+#include <redist/dist/block_cyclic.hpp>
+#include <redist/dist/collapsed.hpp>
+#include <redist/dist/cyclic.hpp>
+#include <redist/dist/gen_block.hpp>
 #include <redist/dist/slice.hpp>
+#include <redist/index/slice.hpp>
+
+#include "../support/random_dists.hpp"
 
 using namespace redist;
 
@@ -71,4 +85,144 @@ TEST_CASE("slice_error names the slice and its values, and does not throw", "[se
   CHECK(slice_error(Slice{8, 1, 1, true}, 8, 0) == "slice 0 {offset 8, extent 1, stride 1} exceeds the extent 8");
   CHECK(slice_error(Slice{2, 2, 1, false}, 8, 0) == "slice 0 {offset 2, extent 2, stride 1} drops its dimension but selects 2 indices");
   CHECK(slice_error(Slice{2, 2, 0, true}, 8, 0) == "slice 0 {offset 2, extent 2, stride 0} has a stride below 1");
+}
+
+// index::slice_ldds against brute force.
+
+namespace {
+/// The base LDDs of one random 1-D distribution, per process, with a name for messages.
+struct Base {
+  std::string name;
+  index_t n = 0;
+  std::vector<std::vector<Ldd>> ldds;
+};
+
+template <class D>
+Base base_of(std::string name, const D& d, index_t n, int nprocs) {
+  const typename D::mapping m(d, n, nprocs);
+  Base b{std::move(name), n, {}};
+  for (int p = 0; p < nprocs; ++p) {
+    const auto set = m.ldds(p);
+    b.ldds.emplace_back(set.begin(), set.end());
+  }
+  return b;
+}
+
+Base random_base(index_t n, int nprocs, std::mt19937_64& rng) {
+  switch (rng() % 7) {
+    case 0: return base_of("Block", Block{}, n, nprocs);
+    case 1: return base_of("Cyclic<1>", Cyclic<1>{}, n, nprocs);
+    case 2: return base_of("Cyclic<4>", Cyclic<4>{}, n, nprocs);
+    case 3: {
+      const index_t k = test::random_block(n, rng);
+      return base_of("Cyclic<>(" + std::to_string(k) + ")", Cyclic<>(k), n, nprocs);
+    }
+    case 4: {
+      const index_t k = 1 + static_cast<index_t>(rng() % 9), f = 1 + static_cast<index_t>(rng() % static_cast<std::uint64_t>(k));
+      return base_of("BlockCyclic{" + std::to_string(k) + ", " + std::to_string(f) + "}", BlockCyclic{k, f}, n, nprocs);
+    }
+    case 5: return base_of("GenBlock", GenBlock(test::random_parts(n, nprocs, rng)), n, nprocs);
+    default: return base_of("Collapsed", Collapsed{}, n, 1);
+  }
+}
+
+/// index -> local index of every element of the LDDs (their definition, element by element).
+std::map<index_t, index_t> expand(const LddRange auto& ldds) {
+  std::map<index_t, index_t> e;
+  for (const Ldd& d : ldds)
+    for (index_t u = 0; u < d.n; ++u)
+      for (index_t j = 0; j < d.b; ++j) {
+        const bool fresh = e.emplace(d.o + u * d.s + j, d.local + u * d.lblock + j * d.step).second;
+        if (!fresh) FAIL("two LDDs hold index " << d.o + u * d.s + j);
+      }
+  return e;
+}
+
+void check_slice_ldds(const Base& base, const Slice& slice) {
+  const int nprocs = static_cast<int>(base.ldds.size());
+  INFO(base.name << ", n = " << base.n << ", P = " << nprocs << ", slice {offset " << slice.offset << ", extent "
+                 << slice.extent << ", stride " << slice.stride << "}");
+  // Brute force: the owner and local index of each base index, then of each section index.
+  std::map<index_t, std::pair<int, index_t>> owner;
+  for (int p = 0; p < nprocs; ++p)
+    for (auto [g, l] : expand(base.ldds[p])) owner[g] = {p, l};
+  std::vector<std::map<index_t, index_t>> expected(static_cast<std::size_t>(nprocs));
+  for (index_t i = 0; i < slice.extent; ++i) {
+    const auto [p, l] = owner.at(slice.at(i));
+    expected[p][i] = l;
+  }
+  for (int p = 0; p < nprocs; ++p) {
+    INFO("process " << p);
+    const LddList got = index::slice_ldds(base.ldds[p], slice);
+    // At most one LDD per nonempty block of a period, and two clipped blocks, per base LDD.
+    std::size_t bound = 0;
+    for (const Ldd& d : base.ldds[p]) {
+      const index_t g = std::gcd(d.s, slice.stride);
+      bound += static_cast<std::size_t>(std::min(slice.stride / g, d.s / g)) + 2;
+    }
+    CHECK(got.size() <= bound);
+    for (const Ldd& d : got) {
+      REQUIRE(!d.empty());
+      REQUIRE((d.n == 1 || d.b <= d.s));
+      REQUIRE(d.o >= 0);
+      REQUIRE(d.end() <= slice.extent);
+    }
+    REQUIRE(expand(got) == expected[p]);
+  }
+}
+
+Slice random_slice(index_t n, std::mt19937_64& rng) {
+  Slice s;
+  s.offset = static_cast<index_t>(rng() % static_cast<std::uint64_t>(n + 1));
+  s.stride = 1 + static_cast<index_t>(rng() % 40);
+  const index_t room = s.offset < n ? (n - 1 - s.offset) / s.stride + 1 : 0;
+  switch (rng() % 5) {
+    case 0: s.extent = 0; break;
+    case 1: s.extent = std::min<index_t>(1, room); break;
+    case 2: s.extent = room; break;
+    default: s.extent = static_cast<index_t>(rng() % static_cast<std::uint64_t>(room + 1));
+  }
+  return s;
+}
+}  // namespace
+
+TEST_CASE("slice_ldds holds exactly the section's elements with their base local indices", "[sections][slice_ldds]") {
+  std::mt19937_64 rng(31);
+  for (int t = 0; t < 6000; ++t) {
+    const index_t n = static_cast<index_t>(rng() % (t % 10 == 0 ? 8 : 400));
+    const int nprocs = 1 + static_cast<int>(rng() % 12);
+    check_slice_ldds(random_base(n, nprocs, rng), random_slice(n, rng));
+  }
+}
+
+TEST_CASE("slice_ldds of a section of a section is exact: base LDDs with steps", "[sections][slice_ldds]") {
+  std::mt19937_64 rng(32);
+  for (int t = 0; t < 1500; ++t) {
+    const index_t n = static_cast<index_t>(rng() % 300);
+    const int nprocs = 1 + static_cast<int>(rng() % 8);
+    Base base = random_base(n, nprocs, rng);
+    const Slice outer = random_slice(n, rng);
+    Base inner{base.name + " sliced", outer.extent, {}};
+    for (const auto& l : base.ldds) {
+      const LddList s = index::slice_ldds(l, outer);
+      inner.ldds.emplace_back(s.begin(), s.end());
+    }
+    check_slice_ldds(inner, random_slice(outer.extent, rng));
+  }
+}
+
+TEST_CASE("slice_ldds costs O(period): independent of n and of the stride", "[sections][slice_ldds][period]") {
+  const index_t huge = index_t{1} << 50;
+  // Cyclic<4> on 8 processes, every third element: period lcm(32, 3) = 96, three blocks of a process.
+  const Cyclic<4>::mapping c4(Cyclic<4>{}, huge, 8);
+  for (int p = 0; p < 8; ++p) CHECK(index::slice_ldds(c4.ldds(p), Slice{5, (huge - 6) / 3, 3}).size() <= 3 + 2);
+  // Cyclic<1> on 1000 processes and a prime stride: a period of 999983 blocks of which one meets the section.
+  const Cyclic<1>::mapping c1(Cyclic<1>{}, huge, 1000);
+  const auto start = std::chrono::steady_clock::now();
+  for (int p = 0; p < 1000; ++p) CHECK(index::slice_ldds(c1.ldds(p), Slice{7, huge / 999983 - 1, 999983}).size() <= 3);
+  // Stride 2^40 + 1 over blocks of 3 out of 12: a period of 2^40 blocks, at most 12 section indices each.
+  const Cyclic<3>::mapping c3(Cyclic<3>{}, huge, 4);
+  for (int p = 0; p < 4; ++p)
+    CHECK(index::slice_ldds(c3.ldds(p), Slice{1, 1000, (index_t{1} << 40) + 1}).size() <= 12 + 2);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
 }
