@@ -25,6 +25,8 @@ template <class... D>
 class Dist;
 template <std::size_t... E>
 class Grid;
+template <class M, std::size_t K>
+class SectionLayout;
 template <class R>
 struct BasicPlan;
 using Plan = BasicPlan<Run>;

@@ -46,6 +46,7 @@
 #include <redist/plan/gen_block.hpp>
 #include <redist/plan/multiphase.hpp>
 #include <redist/plan/scheduled.hpp>
+#include <redist/plan/sectioned.hpp>
 #include <redist/plan/stepwise.hpp>
 #include <redist/plan/transfers.hpp>
 #include <redist/runtime/pack.hpp>

@@ -81,6 +81,21 @@ inline constexpr bool is_transposed<Transposed<M>> = true;
 template <class M>
 concept GridSource = GridLayout<M> || (detail::is_transposed<M> && GridLayout<typename M::base_type>);
 
+namespace detail {
+/// True for a layout whose elements on a rank start at a local offset of their own, m.origin(r)
+/// (a section that drops dimensions: SectionLayout, plan/sectioned.hpp).
+template <class M>
+concept HasOrigin = requires(const M& m, int r) {
+  { m.origin(r) } -> std::convertible_to<index_t>;
+};
+/// The local offset of rank r's elements of m: m.origin(r), or 0 for a layout without one.
+template <class M>
+constexpr index_t origin_of(const M& m, int r) {
+  if constexpr (HasOrigin<M>) return m.origin(r);
+  else return (void)m, (void)r, 0;
+}
+}  // namespace detail
+
 
 namespace detail {
 /// A 1-D layout seen as what it is, the rank-1 grid layout of its processes: grid coordinate c
