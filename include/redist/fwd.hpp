@@ -10,6 +10,11 @@ inline constexpr std::size_t dynamic = std::dynamic_extent;
 struct distribution_tag;
 struct Ldd;
 class LddSet;
+class LddList;
+struct Slice;
+struct full_extent_t;
+template <class OffsetType, class ExtentType, class StrideType>
+struct strided_slice;
 struct Run;
 class Block;
 template <std::size_t X>
@@ -20,6 +25,8 @@ template <class... D>
 class Dist;
 template <std::size_t... E>
 class Grid;
+template <class M, std::size_t K>
+class SectionLayout;
 template <class R>
 struct BasicPlan;
 using Plan = BasicPlan<Run>;

@@ -17,6 +17,7 @@
 #include <redist/dist/gen_block.hpp>
 #include <redist/dist/grid.hpp>
 #include <redist/dist/ldd.hpp>
+#include <redist/dist/slice.hpp>
 #include <redist/index/basic_cycle.hpp>
 #include <redist/index/circulant.hpp>
 #include <redist/index/gen_block.hpp>
@@ -24,6 +25,7 @@
 #include <redist/index/intersect.hpp>
 #include <redist/index/run.hpp>
 #include <redist/index/section.hpp>
+#include <redist/index/slice.hpp>
 #include <redist/index/transfer.hpp>
 #include <redist/schedule/schedule.hpp>
 #include <redist/schedule/basic_cycle.hpp>
@@ -44,6 +46,7 @@
 #include <redist/plan/gen_block.hpp>
 #include <redist/plan/multiphase.hpp>
 #include <redist/plan/scheduled.hpp>
+#include <redist/plan/sectioned.hpp>
 #include <redist/plan/stepwise.hpp>
 #include <redist/plan/transfers.hpp>
 #include <redist/runtime/pack.hpp>

@@ -77,31 +77,16 @@ void check_steps(const std::vector<PlanT>& plans, SimChecks checks, Fail&& fail)
   }
 }
 
-/// Builds the plans of all ranks for from -> to (with make_plan(from, to, rank)), fills every
-/// source element with its global index (from the oracle of the source), delivers every message
-/// in memory, and checks against the oracle of the target that every destination element holds
-/// its own global index and was written exactly once, that every message is received by the
-/// peer it was sent to with the same size, and that nobody sends to itself; and the schedules,
-/// as `checks` asks.
-template <class From, class To, class MakePlan = BuildPlan>
-SimResult simulate(const From& from, const To& to, const Layout& src, const Layout& dst, SimChecks checks = {},
-                   MakePlan make_plan = {}) {
-  SimResult res;
-  auto fail = [&](std::string why) {
-    if (res.ok) res.failure = std::move(why);
-    res.ok = false;
-  };
-  const int nprocs = from.nprocs();
-  std::vector<decltype(make_plan(from, to, 0))> plans;
-  for (int r = 0; r < nprocs; ++r) plans.push_back(make_plan(from, to, r));
-  check_steps(plans, checks, fail);
-
-  std::vector<std::vector<index_t>> in(nprocs), out(nprocs);
-  std::vector<index_t> writes(nprocs, 0);
-  for (int p = 0; p < nprocs; ++p) {
-    in[p] = src.globals[p];
-    out[p].assign(dst.globals[p].size(), -1);
-  }
+/// Delivers the messages of all ranks' plans in memory: every rank packs its sends from in[r]
+/// (along its walks, or its runs) and copies its local runs into out[r]; every rank unpacks its
+/// receives into out[q]. writes[q] counts the elements written on rank q. Checks that every
+/// message is received by the peer it was sent to with the same size and that nobody sends to
+/// itself (fail); counts messages, elements moved, steps and sides without walks in res.
+template <class PlanT, class Fail>
+void deliver(const std::vector<PlanT>& plans, const std::vector<std::vector<index_t>>& in,
+             std::vector<std::vector<index_t>>& out, std::vector<index_t>& writes, SimResult& res, Fail&& fail) {
+  const int nprocs = static_cast<int>(plans.size());
+  writes.assign(static_cast<std::size_t>(nprocs), 0);
   // Pack: every send message into its own buffer.
   std::map<std::pair<int, int>, std::vector<index_t>> wire;
   for (int r = 0; r < nprocs; ++r) {
@@ -147,19 +132,67 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
     }
   }
   if (!wire.empty()) fail(std::to_string(wire.size()) + " messages sent but never received");
-  for (int p = 0; p < nprocs; ++p) {
-    // Places: every local element but padding (global index -1, never written).
-    const auto places = std::count_if(dst.globals[p].begin(), dst.globals[p].end(), [](index_t g) { return g >= 0; });
-    if (writes[p] != static_cast<index_t>(places))
+}
+
+/// The fail function of a SimResult: records the first problem and marks it failed.
+inline auto failer(SimResult& res) {
+  return [&res](std::string why) {
+    if (res.ok) res.failure = std::move(why);
+    res.ok = false;
+  };
+}
+
+/// The plans of all ranks for from -> to (make_plan(from, to, rank)), their schedules checked as
+/// `checks` asks.
+template <class From, class To, class MakePlan, class Fail>
+auto all_rank_plans(const From& from, const To& to, const MakePlan& make_plan, SimChecks checks, Fail&& fail) {
+  std::vector<decltype(make_plan(from, to, 0))> plans;
+  for (int r = 0; r < from.nprocs(); ++r) plans.push_back(make_plan(from, to, r));
+  check_steps(plans, checks, fail);
+  return plans;
+}
+
+/// Checks what deliver wrote: every rank wrote as many elements as it has places, and holds
+/// what it is expected to hold everywhere (written places and untouched rest alike).
+template <class Fail>
+void check_delivered(const std::vector<std::vector<index_t>>& out, const std::vector<std::vector<index_t>>& expected,
+                     const std::vector<index_t>& writes, const std::vector<index_t>& places, Fail&& fail) {
+  for (std::size_t p = 0; p < out.size(); ++p) {
+    if (writes[p] != places[p])
       fail("rank " + std::to_string(p) + " receives " + std::to_string(writes[p]) + " elements for " +
-           std::to_string(places) + " places");
+           std::to_string(places[p]) + " places");
     for (std::size_t l = 0; l < out[p].size(); ++l)
-      if (out[p][l] != dst.globals[p][l]) {
+      if (out[p][l] != expected[p][l]) {
         fail("rank " + std::to_string(p) + " local " + std::to_string(l) + " holds " + std::to_string(out[p][l]) +
-             ", expected " + std::to_string(dst.globals[p][l]));
+             ", expected " + std::to_string(expected[p][l]));
         break;
       }
   }
+}
+
+/// Builds the plans of all ranks for from -> to (with make_plan(from, to, rank)), fills every
+/// source element with its global index (from the oracle of the source), delivers every message
+/// in memory, and checks against the oracle of the target that every destination element holds
+/// its own global index and was written exactly once, that every message is received by the
+/// peer it was sent to with the same size, and that nobody sends to itself; and the schedules,
+/// as `checks` asks.
+template <class From, class To, class MakePlan = BuildPlan>
+SimResult simulate(const From& from, const To& to, const Layout& src, const Layout& dst, SimChecks checks = {},
+                   MakePlan make_plan = {}) {
+  SimResult res;
+  const auto fail = failer(res);
+  const auto plans = all_rank_plans(from, to, make_plan, checks, fail);
+  const int nprocs = from.nprocs();
+  std::vector<std::vector<index_t>> in(nprocs), out(nprocs);
+  std::vector<index_t> writes, places(nprocs);
+  for (int p = 0; p < nprocs; ++p) {
+    in[p] = src.globals[p];
+    out[p].assign(dst.globals[p].size(), -1);
+    // Places: every local element but padding (global index -1, never written).
+    places[p] = std::count_if(dst.globals[p].begin(), dst.globals[p].end(), [](index_t g) { return g >= 0; });
+  }
+  deliver(plans, in, out, writes, res, fail);
+  check_delivered(out, dst.globals, writes, places, fail);
   return res;
 }
 

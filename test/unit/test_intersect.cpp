@@ -14,13 +14,14 @@ namespace {
 std::map<index_t, index_t> elements(const Ldd& d) {  // global -> local
   std::map<index_t, index_t> e;
   for (index_t u = 0; u < d.n; ++u)
-    for (index_t j = 0; j < d.b; ++j) e[d.o + u * d.s + j] = d.local + u * d.b + j;
+    for (index_t j = 0; j < d.b; ++j) e[d.o + u * d.s + j] = d.local + u * d.lblock + j * d.step;
   return e;
 }
 
 void check_intersection(const Ldd& a, const Ldd& b) {
-  INFO("a = (" << a.o << "," << a.b << "," << a.s << "," << a.n << ")  b = (" << b.o << "," << b.b << "," << b.s
-               << "," << b.n << ")");
+  INFO("a = (" << a.o << "," << a.b << "," << a.s << "," << a.n << "; step " << a.step << ", lblock " << a.lblock
+               << ")  b = (" << b.o << "," << b.b << "," << b.s << "," << b.n << "; step " << b.step << ", lblock "
+               << b.lblock << ")");
   const auto ea = elements(a), eb = elements(b);
   std::vector<std::pair<index_t, index_t>> expected;  // (local in a, local in b)
   for (auto [g, la] : ea)
@@ -30,7 +31,8 @@ void check_intersection(const Ldd& a, const Ldd& b) {
   index::intersect(a, b, [&](const Run& r) { runs.push_back(r); });
   for (const Run& r : runs)
     for (index_t c = 0; c < r.count; ++c)
-      for (index_t j = 0; j < r.len; ++j) got.emplace_back(r.src + c * r.src_stride + j, r.dst + c * r.dst_stride + j);
+      for (index_t j = 0; j < r.len; ++j)
+        got.emplace_back(r.src + c * r.src_stride + j * r.src_step, r.dst + c * r.dst_stride + j * r.dst_step);
   // Families of a periodic intersection interleave; the order is a convention both sides share.
   std::sort(got.begin(), got.end());
   std::sort(expected.begin(), expected.end());
@@ -52,6 +54,18 @@ Ldd random_ldd(std::mt19937_64& rng) {
 TEST_CASE("LDD intersection equals the brute-force set intersection", "[index][intersect]") {
   std::mt19937_64 rng(2024);
   for (int t = 0; t < 4000; ++t) check_intersection(random_ldd(rng), random_ldd(rng));
+}
+
+TEST_CASE("LDD intersection is exact for LDDs whose elements and blocks are apart in local storage", "[index][intersect][sections]") {
+  // The LDDs of strided sections (index::slice_ldds): elements `step` apart within a block, blocks
+  // `lblock` apart; the runs carry the steps.
+  std::mt19937_64 rng(2025);
+  auto spread = [&](Ldd d) {
+    d.step = 1 + static_cast<index_t>(rng() % 4);
+    d.lblock = (d.b - 1) * d.step + 1 + static_cast<index_t>(rng() % 5);
+    return d;
+  };
+  for (int t = 0; t < 4000; ++t) check_intersection(spread(random_ldd(rng)), t % 2 ? spread(random_ldd(rng)) : random_ldd(rng));
 }
 
 TEST_CASE("Seed 003 Theorem 1: the intersection is a union of LDDs of stride lcm(s1, s2)", "[index][intersect][seed003]") {

@@ -17,6 +17,7 @@
 #include <redist/dist/fingerprint.hpp>
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/grid.hpp>
+#include <redist/dist/ldd.hpp>
 
 namespace redist {
 
@@ -156,9 +157,21 @@ class Dist<D...>::basic_mapping {
     const int v = static_cast<int>(detail::floor_mod(c - offsets_[d], grid_.extent(d)));
     return visit_impl(d, v, f, std::index_sequence_for<D...>{});
   }
+  /// The LDDs of a dimension: an LddSet when every D's mapping gives one (the built-in
+  /// distributions), an LddList otherwise.
+  using ldds_type = std::conditional_t<(std::same_as<decltype(std::declval<const typename D::mapping&>().ldds(0)), LddSet> && ...),
+                                       LddSet, LddList>;
   /// LDDs of dimension d at grid coordinate c, in 1-D local indices of that dimension.
-  constexpr LddSet ldds(std::size_t d, int c) const {
-    return visit(d, c, [](const auto& m, int v) { return m.ldds(v); });
+  constexpr ldds_type ldds(std::size_t d, int c) const {
+    return visit(d, c, [](const auto& m, int v) {
+      if constexpr (std::is_same_v<ldds_type, LddSet>) {
+        return m.ldds(v);
+      } else {
+        LddList list;
+        for (const Ldd& l : m.ldds(v)) list.push_back(l);
+        return list;
+      }
+    });
   }
   constexpr index_t local_extent(std::size_t d, int c) const {
     return visit(d, c, [](const auto& m, int v) { return m.local_size(v); });

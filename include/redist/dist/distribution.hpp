@@ -24,7 +24,8 @@ inline constexpr bool enable_distribution = requires {
 
 /// A 1-D distribution: a policy (CYCLIC(4), BLOCK, ...) whose nested `mapping`, bound to a global
 /// size n and a process count P, answers owner, local_index, global_index, local_size and the
-/// LDDs of each process (the way a layout policy's mapping binds it to extents in mdspan).
+/// LDDs of each process (the way a layout policy's mapping binds it to extents in mdspan). The
+/// LDDs may come in any LddRange; the built-in distributions return an LddSet.
 template <class D>
 concept Distribution =
     enable_distribution<D> && std::copy_constructible<D> &&
@@ -36,7 +37,7 @@ concept Distribution =
       { m.local_index(i) } -> std::same_as<index_t>;
       { m.global_index(p, i) } -> std::same_as<index_t>;
       { m.local_size(p) } -> std::same_as<index_t>;
-      { m.ldds(p) } -> std::same_as<LddSet>;
+      { m.ldds(p) } -> LddRange;
       { m == m } -> std::same_as<bool>;
     };
 

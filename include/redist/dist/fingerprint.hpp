@@ -12,10 +12,11 @@
 namespace redist {
 
 namespace detail {
-/// h mixed with every LDD of the set: its (o, b, s, n, local).
-inline std::uint64_t hash_ldds(std::uint64_t h, const LddSet& set) {
-  for (const Ldd& l : set)
-    for (index_t v : {l.o, l.b, l.s, l.n, l.local}) h = hash_mix(h, static_cast<std::uint64_t>(v));
+/// h mixed with every LDD of the range: its (o, b, s, n, local, step, lblock).
+template <LddRange R>
+std::uint64_t hash_ldds(std::uint64_t h, const R& ldds) {
+  for (const Ldd& l : ldds)
+    for (index_t v : {l.o, l.b, l.s, l.n, l.local, l.step, l.lblock}) h = hash_mix(h, static_cast<std::uint64_t>(v));
   return h;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
 #include <redist/detail/math.hpp>
 #include <redist/dist/ldd.hpp>
@@ -15,14 +16,14 @@ using redist::detail::floor_div;
 
 /// Local index of global index g, which lies in d.
 constexpr index_t local_of(const Ldd& d, index_t g) noexcept {
-  if (d.n == 1) return d.local + (g - d.o);
+  if (d.n == 1) return d.local + (g - d.o) * d.step;
   const index_t off = g - d.o;
-  return d.local + (off / d.s) * d.b + off % d.s;
+  return d.local + (off / d.s) * d.lblock + (off % d.s) * d.step;
 }
 
 /// Local distance between global g and g + gstride, both in d (gstride a multiple of d.s when d.n > 1).
 constexpr index_t local_stride(const Ldd& d, index_t gstride) noexcept {
-  return d.n == 1 ? gstride : (gstride / d.s) * d.b;
+  return d.n == 1 ? gstride * d.step : (gstride / d.s) * d.lblock;
 }
 
 /// Emits, in increasing global order, the families (g, len, gstride, count) of the
@@ -81,7 +82,8 @@ constexpr void periodic_families(const Ldd& a, const Ldd& b, Emit&& emit) {
 }
 }  // namespace detail
 
-/// S[a] ∩ S[b] as runs: (local offset in a, local offset in b, length, local strides, count).
+/// S[a] ∩ S[b] as runs: (local offset in a, local offset in b, length, local strides, count,
+/// local steps: a piece lies in one block of each LDD, so its elements are a.step and b.step apart).
 /// a is the sender's LDD, b the receiver's. The order of the runs is a pure function of (a, b)
 /// (by first element within the first period), so the sender and the receiver, computing the
 /// same intersection, agree on the packed order. Within a run, pieces go in increasing order.
@@ -90,7 +92,7 @@ constexpr void intersect(const Ldd& a, const Ldd& b, Out&& out) {
   if (a.empty() || b.empty()) return;
   auto emit = [&](index_t g, index_t len, index_t gstride, index_t count) {
     out(Run{detail::local_of(a, g), detail::local_of(b, g), len,
-            detail::local_stride(a, gstride), detail::local_stride(b, gstride), count});
+            detail::local_stride(a, gstride), detail::local_stride(b, gstride), count, a.step, b.step});
   };
   if (a.n == 1 && b.n == 1) {
     const index_t lo = std::max(a.o, b.o), hi = std::min(a.end(), b.end());
@@ -105,7 +107,8 @@ constexpr void intersect(const Ldd& a, const Ldd& b, Out&& out) {
 }
 
 /// Appends the runs of (every LDD of the sender) ∩ (every LDD of the receiver) to runs.
-constexpr void intersect(const LddSet& from, const LddSet& to, std::vector<Run>& runs) {
+template <LddRange From, LddRange To>
+constexpr void intersect(const From& from, const To& to, std::vector<Run>& runs) {
   for (const Ldd& a : from)
     for (const Ldd& b : to) intersect(a, b, [&](const Run& r) { append_run(runs, r); });
 }

@@ -8,8 +8,10 @@
 namespace redist {
 
 /// `count` pieces of `len` elements. Piece j starts at local offset src + j*src_stride on the
-/// sending process and dst + j*dst_stride on the receiving one. A side is contiguous when its
-/// stride equals len (or count == 1): then the whole family is one memcpy there.
+/// sending process and dst + j*dst_stride on the receiving one; within a piece, elements are
+/// src_step apart on the sender and dst_step apart on the receiver (1 but in the runs of strided
+/// sections). A side is contiguous when its elements are adjacent (step 1, or pieces of one
+/// element) and its stride equals len (or count == 1): then the whole family is one memcpy there.
 struct Run {
   index_t src = 0;
   index_t dst = 0;
@@ -17,21 +19,25 @@ struct Run {
   index_t src_stride = 0;
   index_t dst_stride = 0;
   index_t count = 0;
+  index_t src_step = 1;
+  index_t dst_step = 1;
 
   constexpr index_t size() const noexcept { return len * count; }
-  constexpr bool src_contiguous() const noexcept { return count == 1 || src_stride == len; }
-  constexpr bool dst_contiguous() const noexcept { return count == 1 || dst_stride == len; }
+  constexpr bool src_contiguous() const noexcept { return (len <= 1 || src_step == 1) && (count == 1 || src_stride == len); }
+  constexpr bool dst_contiguous() const noexcept { return (len <= 1 || dst_step == 1) && (count == 1 || dst_stride == len); }
   friend constexpr bool operator==(const Run&, const Run&) = default;
 };
 
-/// Appends r to runs, merging it into the last run when both are contiguous on both sides and
-/// r continues it on both sides (a Cyclic body and its ragged tail, say).
+/// Appends r to runs, merging it into the last run when both are single pieces with the same
+/// steps and r continues it on both sides (a Cyclic body and its ragged tail, say); a run
+/// contiguous on both sides is first made one piece of step 1.
 constexpr void append_run(std::vector<Run>& runs, Run r) {
   if (r.size() == 0) return;
   if (r.src_contiguous() && r.dst_contiguous()) r = Run{r.src, r.dst, r.size(), r.size(), r.size(), 1};
   if (!runs.empty()) {
     Run& last = runs.back();
-    if (last.count == 1 && r.count == 1 && last.src + last.len == r.src && last.dst + last.len == r.dst) {
+    if (last.count == 1 && r.count == 1 && last.src_step == r.src_step && last.dst_step == r.dst_step &&
+        last.src + last.len * last.src_step == r.src && last.dst + last.len * last.dst_step == r.dst) {
       last.len += r.len;
       last.src_stride = last.dst_stride = last.len;
       return;

@@ -16,7 +16,7 @@ namespace redist {
 /// A bound 1-D layout (the mapping of Block, Cyclic<X>, GenBlock, or a user distribution).
 template <class M>
 concept LinearLayout = requires(const M& m, int p) {
-  { m.ldds(p) } -> std::same_as<LddSet>;
+  { m.ldds(p) } -> LddRange;
   { m.nprocs() } -> std::same_as<int>;
 };
 
@@ -25,7 +25,7 @@ template <class M>
 concept GridLayout = requires(const M& m, int r, std::size_t d) {
   { M::rank() } -> std::convertible_to<std::size_t>;
   { m.coords_of(r) };
-  { m.ldds(d, r) } -> std::same_as<LddSet>;
+  { m.ldds(d, r) } -> LddRange;
   { m.strides(r) };
   { m.fastest() } -> std::convertible_to<std::size_t>;
   { m.nprocs() } -> std::same_as<int>;
@@ -81,6 +81,21 @@ inline constexpr bool is_transposed<Transposed<M>> = true;
 template <class M>
 concept GridSource = GridLayout<M> || (detail::is_transposed<M> && GridLayout<typename M::base_type>);
 
+namespace detail {
+/// True for a layout whose elements on a rank start at a local offset of their own, m.origin(r)
+/// (a section that drops dimensions: SectionLayout, plan/sectioned.hpp).
+template <class M>
+concept HasOrigin = requires(const M& m, int r) {
+  { m.origin(r) } -> std::convertible_to<index_t>;
+};
+/// The local offset of rank r's elements of m: m.origin(r), or 0 for a layout without one.
+template <class M>
+constexpr index_t origin_of(const M& m, int r) {
+  if constexpr (HasOrigin<M>) return m.origin(r);
+  else return (void)m, (void)r, 0;
+}
+}  // namespace detail
+
 
 namespace detail {
 /// A 1-D layout seen as what it is, the rank-1 grid layout of its processes: grid coordinate c
@@ -99,7 +114,7 @@ struct rank_one {
   constexpr line grid() const noexcept { return {m.nprocs()}; }
   constexpr Storage storage() const noexcept { return {}; }
   constexpr std::optional<std::array<int, 1>> coords_of(int r) const noexcept { return std::array<int, 1>{r}; }
-  constexpr LddSet ldds(std::size_t, int c) const { return m.ldds(c); }
+  constexpr decltype(auto) ldds(std::size_t, int c) const { return m.ldds(c); }
   constexpr std::array<index_t, 1> strides(int) const noexcept { return {1}; }
   constexpr std::size_t fastest() const noexcept { return 0; }
 };

@@ -159,7 +159,9 @@ namespace detail {
 /// (Run for a 1-D pair, whose rank-1 sections are runs; section_for<N> otherwise). For every
 /// peer the message is the Cartesian product of the per-dimension LDD intersections (seed 003;
 /// index::grid_sections, seed 004); ranks outside a grid send or receive nothing. Requires the
-/// same extents (after fv's permutation); the callers check them with their own messages.
+/// same extents (after fv's permutation); the callers check them with their own messages. A
+/// layout with an origin (detail::origin_of: a section's dropped dimensions) adds it to every
+/// section's offset on its side.
 /// No communication; O(Σ_d grid extent · period + sections) index work, nothing grows with the
 /// array for periodic layouts.
 template <class R, class From, class To>
@@ -188,7 +190,7 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
     Table t;
     for (std::size_t d = 0; d < N; ++d) {
       const std::size_t k = dst_dim[d];
-      const LddSet mine = from.ldds(d, cs[d]);
+      const auto mine = from.ldds(d, cs[d]);
       t[d].resize(static_cast<std::size_t>(to.grid().extent(k)));
       for (int c = 0; c < to.grid().extent(k); ++c) index::intersect(mine, to.ldds(k, c), t[d][c]);
     }
@@ -197,7 +199,7 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
   auto receiver_side = [&](const auto& cd) {
     Table t;
     for (std::size_t d = 0; d < N; ++d) {
-      const LddSet mine = to.ldds(dst_dim[d], cd[dst_dim[d]]);
+      const auto mine = to.ldds(dst_dim[d], cd[dst_dim[d]]);
       t[d].resize(static_cast<std::size_t>(from.grid().extent(d)));
       for (int c = 0; c < from.grid().extent(d); ++c) index::intersect(from.ldds(d, c), mine, t[d][c]);
     }
@@ -216,6 +218,8 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
       p.dst_stride[d] = ds[k];
     }
     p.order = order;
+    p.src_origin = origin_of(from, s);
+    p.dst_origin = origin_of(to, r);
     index::grid_sections(p, out);
   };
 
@@ -240,15 +244,18 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
   // The walks, which define the packed order of the messages (plan/walk.hpp): the source in its
   // storage order (walk dimension k is source dimension order[k]), the destination in the same
   // order of dimensions. They need local indices that grow with global ones in every dimension
-  // of both layouts (all built-in distributions); a layout without that property gets no walks,
-  // on every rank alike, and its messages are packed in the order of their runs.
-  bool ordered = true;
+  // of both layouts and contiguous pieces (all built-in distributions: detail::walkable), and
+  // neither layout may be a section (a layout with an origin, SectionLayout: make_walk leaves out
+  // a dimension of one local element as if that element were at local index 0, and does not add
+  // the origin). A pair without these properties gets no walks, on every rank alike, and its
+  // messages are packed in the order of their runs.
+  bool ordered = !HasOrigin<From> && !HasOrigin<To>;
   for (std::size_t d = 0; d < N && ordered; ++d) {
-    for (int c = 0; c < from.grid().extent(d) && ordered; ++c) ordered = increasing(from.ldds(d, c));
-    for (int c = 0; c < to.grid().extent(d) && ordered; ++c) ordered = increasing(to.ldds(d, c));
+    for (int c = 0; c < from.grid().extent(d) && ordered; ++c) ordered = walkable(from.ldds(d, c));
+    for (int c = 0; c < to.grid().extent(d) && ordered; ++c) ordered = walkable(to.ldds(d, c));
   }
   if (!ordered) return plan;
-  auto extent_of = [](const LddSet& s) {
+  auto extent_of = [](const auto& s) {
     index_t n = 0;
     for (const Ldd& l : s) n += l.size();
     return n;

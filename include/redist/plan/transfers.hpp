@@ -26,12 +26,14 @@ constexpr std::vector<schedule::Transfer> transfers(const From& from_view, const
     const std::size_t d = fv.perm[k];
     size[d].assign(static_cast<std::size_t>(from.grid().extent(d)),
                    std::vector<index_t>(static_cast<std::size_t>(to.grid().extent(k)), 0));
-    for (int cs = 0; cs < from.grid().extent(d); ++cs)
+    for (int cs = 0; cs < from.grid().extent(d); ++cs) {
+      const auto mine = from.ldds(d, cs);
       for (int ct = 0; ct < to.grid().extent(k); ++ct) {
         runs.clear();
-        index::intersect(from.ldds(d, cs), to.ldds(k, ct), runs);
+        index::intersect(mine, to.ldds(k, ct), runs);
         for (const Run& r : runs) size[d][cs][ct] += r.size();
       }
+    }
   }
   std::vector<schedule::Transfer> out;
   for (int s = 0; s < from.nprocs(); ++s) {

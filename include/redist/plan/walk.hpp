@@ -226,11 +226,18 @@ inline Walk make_walk(std::span<const WalkInput> dims, std::vector<std::vector<i
   return w;
 }
 
-/// True when the LDD set lists its LDDs in increasing global and local order: then
-/// local indices grow with global ones, which the walks' packed order relies on.
-inline bool increasing(const LddSet& s) {
-  for (std::size_t i = 1; i < s.size(); ++i)
-    if (s[i].o < s[i - 1].end() || s[i].local < s[i - 1].local + s[i - 1].size()) return false;
+/// True when the LDDs store their elements as the distributions do (a block's elements adjacent,
+/// blocks end to end: step 1, lblock b) and come in increasing global and local order: then
+/// local indices grow with global ones and pieces are contiguous, which the walks' packed order
+/// relies on.
+template <LddRange R>
+bool walkable(const R& ldds) {
+  const Ldd* prev = nullptr;
+  for (const Ldd& l : ldds) {
+    if ((l.step != 1 && l.b > 1) || (l.lblock != l.b && l.n > 1)) return false;
+    if (prev && (l.o < prev->end() || l.local < prev->local + prev->size())) return false;
+    prev = &l;
+  }
   return true;
 }
 }  // namespace detail
