@@ -68,6 +68,7 @@
 #include <redist/array/dist_array.hpp>
 #include <redist/array/dist_view.hpp>
 #include <redist/array/shared_buffer.hpp>
+#include <redist/array/section.hpp>
 #include <redist/array/message_table.hpp>
 #include <redist/array/redistribute.hpp>
 #include <redist/array/transpose.hpp>

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <vector>
 
 #include <boost/mpi/communicator.hpp>
 #include <catch2/catch.hpp>
@@ -99,4 +100,17 @@ TEST_CASE("A repeated b = a between N-D arrays allocates nothing, all at once, s
   const bool ok = redist::test::holds_nd(b, f) &&
                   redist::test::holds_nd(at, [&](const std::array<index_t, 2>& g) { return f({g[1], g[0]}); });
   CHECK(redist::test::all_ok(world, ok));
+}
+
+TEST_CASE("A repeated assignment into and out of views over the caller's memory allocates nothing", "[mpi][alloc][view]") {
+  boost::mpi::communicator world;
+  const index_t n = 100003;
+  DistArray<double, Block> a_block(world, n);
+  for (index_t l = 0; l < a_block.local_size(); ++l) a_block.local()[l] = value_of(a_block.global_index(l));
+  std::vector<double> mem(static_cast<std::size_t>(DistView<double, Cyclic<3>>::required_span_size(world, n)));
+  DistView<double, Cyclic<3>> v(mem, world, n);
+  CHECK(repeated_allocations(a_block, v, [&] { v = a_block; }) == 0);  // written in place
+  std::vector<double> mem2(static_cast<std::size_t>(DistView<double, Cyclic<8>>::required_span_size(world, n)));
+  DistView<double, Cyclic<8>> w(mem2.data(), world, n);
+  CHECK(repeated_allocations(v, w, [&] { w = v; }) == 0);  // view to view
 }

@@ -1,6 +1,8 @@
 /// @file Defines detail::array_access, the library's access to the plan cache and the shared storage of a DistArray or DistView.
 #pragma once
 
+#include <type_traits>
+
 #include <redist/runtime/node.hpp>
 
 namespace redist {
@@ -12,7 +14,8 @@ class PlanCache;
 struct array_access {
   template <class A>
   static PlanCache& cache(A& a) noexcept {
-    return a.cache_;
+    if constexpr (std::is_pointer_v<decltype(a.cache_)>) return *a.cache_;  // a section: its array's cache
+    else return a.cache_;
   }
   /// The shared window of an array's local storage, or nullptr (ordinary memory, or an array
   /// type without one).

@@ -59,10 +59,10 @@ inline constexpr std::size_t unknown_size = std::numeric_limits<std::size_t>::ma
 template <class Derived, class T, class D, class G, class X>
 class DistArrayBase {
   static_assert(is_dist<D> || enable_distribution<D>,
-                "redist::DistArray<T, D> and redist::DistView<T, D> require D to be a redist distribution (Block, "
+                "redist::DistArray<T, D> requires D to be a redist distribution, as does redist::DistView<T, D> (Block, "
                 "Cyclic<X>, GenBlock, Dist<...>, or a type declaring `using distribution_concept = redist::distribution_tag;`)");
   static_assert(std::is_trivially_copyable_v<T>,
-                "redist::DistArray<T, D> and redist::DistView<T, D> require T to be trivially copyable");
+                "redist::DistArray<T, D> requires T to be trivially copyable, as does redist::DistView<T, D>");
 
  public:
   /// The element type without const (a DistView<const T, D> has element_type const T).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -209,12 +210,14 @@ inline int to_int(index_t v, const char* what) {
 }
 }  // namespace detail
 
-/// The descriptor of a 2-D column-major DistArray laid out by Cyclic<X>/Cyclic<>, Block or
+/// The descriptor of a 2-D column-major DistArray (or DistView) laid out by Cyclic<X>/Cyclic<>, Block or
 /// Collapsed per dimension, for the BLACS context ctxt of its grid (see blacs_grid(a.mapping().grid())).
 /// On a rank outside the grid the descriptor has ctxt = -1. LLD = max(1, a.leading_dimension()).
 /// local() is then the local matrix ScaLAPACK expects.
-template <class T, class D0, class D1>
-Descriptor descriptor(const DistArray<T, Dist<D0, D1>>& a, int ctxt) {
+template <template <class, class, class, class> class Array, class T, class D0, class D1>
+  requires std::same_as<Array<T, Dist<D0, D1>, void, void>, DistArray<T, Dist<D0, D1>>> ||
+           std::same_as<Array<T, Dist<D0, D1>, void, void>, DistView<T, Dist<D0, D1>, void, void>>
+Descriptor descriptor(const Array<T, Dist<D0, D1>, void, void>& a, int ctxt) {
   const auto& m = a.mapping();
   if (m.storage().order != Order::column_major)
     detail::report_error("redist::scalapack::descriptor(a, ctxt) requires a to be stored column-major");
