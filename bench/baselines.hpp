@@ -15,7 +15,9 @@ namespace redist::bench {
 /// Calls f(global index, offset in local()) for every local element of a, 1-D or N-D.
 template <class A, class F>
 void for_each_element(const A& a, F&& f) {
-  if constexpr (requires { a.local_extents(); })
+  if constexpr (requires { a.for_each_element(f); })
+    a.for_each_element(f);  // an adapter that selects elements itself (RowsOf in redist_bench.cpp)
+  else if constexpr (requires { a.local_extents(); })
     for_each_local_nd(a, [&](const auto& l, index_t off) { f(a.global_index(l), off); });
   else
     for (index_t l = 0; l < a.local_size(); ++l) f(a.global_index(l), l);
@@ -30,10 +32,10 @@ struct NaiveItem {
 
 /// The naive method: the destination of every element computed one by one (owner and local
 /// index), (local index, value) pairs exchanged with one MPI_Alltoallv, stored one by one.
-/// Collective. What a user writes without a redistribution library. 1-D or N-D.
-template <class T, class D1, class D2>
-void naive_redistribute(const DistArray<T, D1>& src, DistArray<T, D2>& dst) {
-  using Item = NaiveItem<T>;
+/// Collective. What a user writes without a redistribution library. 1-D or N-D, arrays or views.
+template <class A, class B>
+void naive_redistribute(const A& src, B& dst) {
+  using Item = NaiveItem<typename A::value_type>;
   const MPI_Comm comm = static_cast<MPI_Comm>(src.comm());
   const int nprocs = src.comm().size();
   std::vector<int> scount(nprocs, 0), rcount(nprocs), sdisp(nprocs + 1, 0), rdisp(nprocs + 1, 0);

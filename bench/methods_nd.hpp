@@ -130,12 +130,12 @@ class Gemr2dNd {
   int desc_b_[9] = {};
 };
 
-/// What the methods of an N-D case share: the source array (filled with f), a maker of
-/// destination arrays, and the BLACS state for pdgemr2d.
-template <class T, class DS, class DD>
+/// What the methods of an N-D case share: the source array A (filled with f), a maker of
+/// destination arrays B, and the BLACS state for pdgemr2d. A and B are DistArrays or DistViews.
+template <class A, class B>
 struct LayoutsNd {
-  const DistArray<T, DS>* src;
-  std::function<DistArray<T, DD>()> make_dst;
+  const A* src;
+  std::function<B()> make_dst;
   BlacsContexts* contexts;
   const BlacsGrids* grids;
 };
@@ -210,10 +210,11 @@ class MemcpyNdMethod final : public Method {
 };
 
 /// Every method that applies to the N-D pair of layouts of L, in CSV order.
-template <class T, class DS, class DD>
-std::vector<MethodEntry> methods_nd(const LayoutsNd<T, DS, DD>* L) {
-  using A = DistArray<T, DS>;
-  using B = DistArray<T, DD>;
+template <class A, class B>
+std::vector<MethodEntry> methods_nd(const LayoutsNd<A, B>* L) {
+  using T = typename A::value_type;
+  using DS = typename A::distribution_type;
+  using DD = typename B::distribution_type;
   std::vector<MethodEntry> e;
   add_redist_methods<A, B, DS, DD>(e, L);
   if constexpr (std::is_same_v<T, double>)

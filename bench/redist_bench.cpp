@@ -7,14 +7,18 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <boost/mpi/communicator.hpp>
@@ -87,7 +91,7 @@ Case case_nd(std::string name, std::string description, Extents extents, MakeSrc
   Case c{name, std::move(description), {}, {}};
   c.method_names = [] {
     std::vector<std::string> names;
-    for (const MethodEntry& e : methods_nd<double, DS, DD>(nullptr)) names.push_back(e.name);
+    for (const MethodEntry& e : methods_nd<redist::DistArray<double, DS>, redist::DistArray<double, DD>>(nullptr)) names.push_back(e.name);
     return names;
   };
   c.run = [name, extents, make_src, make_dst](Harness& h, const Sizes& sizes, const BlacsGrids& grids,
@@ -97,7 +101,7 @@ Case case_nd(std::string name, std::string description, Extents extents, MakeSrc
     const auto [ds, gs] = make_src(nprocs);
     redist::DistArray<double, DS> a(h.comm(), ext, ds, gs);
     for_each_local_nd(a, [&](const auto& l, index_t off) { a.local()[off] = value_of(global_id(a.global_index(l), ext)); });
-    const LayoutsNd<double, DS, DD> layouts{&a, [&h, ext, make_dst, nprocs] {
+    const LayoutsNd<redist::DistArray<double, DS>, redist::DistArray<double, DD>> layouts{&a, [&h, ext, make_dst, nprocs] {
                                               const auto [dd, gd] = make_dst(nprocs);
                                               return redist::DistArray<double, DD>(h.comm(), ext, dd, gd);
                                             },
@@ -134,6 +138,146 @@ Case case_transpose(std::string name, std::string description, Extents extents, 
     index_t elements = 1;
     for (index_t e : ext) elements *= e;
     return h.measure(name, elements, methods_transpose(&layouts));
+  };
+  return c;
+}
+
+/// The view case: the caller's ScaLAPACK matrices, their local parts in std::vectors the caller
+/// sized with required_span_size and wrapped in DistViews (make_src(P) and make_dst(P) give each
+/// (dist, grid)). Every method works in place on that memory, pdgemr2d included. The references:
+/// `redist_owning` is b = a between DistArrays of the same layouts (holding a copy of the source),
+/// whose local parts redist allocates in node-shared windows; `redist_owning_messages` the same
+/// with the message path (as `redist_messages` is for the views); `redist_shared_buffer` a view
+/// whose source memory the caller allocated as a redist::SharedBuffer.
+template <class DS, class DD, class Extents, class MakeSrc, class MakeDst>
+Case case_view(std::string name, std::string description, Extents extents, MakeSrc make_src, MakeDst make_dst) {
+  using A = redist::DistView<double, DS>;
+  using B = redist::DistView<double, DD>;
+  using OwnedA = redist::DistArray<double, DS>;
+  using OwnedB = redist::DistArray<double, DD>;
+  Case c{name, std::move(description), {}, {}};
+  c.method_names = [] {
+    std::vector<std::string> names;
+    for (const MethodEntry& e : methods_nd<A, B>(nullptr)) names.push_back(e.name);
+    for (const char* n : {"redist_owning", "redist_owning_messages", "redist_shared_buffer"}) names.push_back(n);
+    return names;
+  };
+  c.run = [name, extents, make_src, make_dst](Harness& h, const Sizes& sizes, const BlacsGrids& grids,
+                                              BlacsContexts& contexts) {
+    const int nprocs = h.comm().size();
+    const auto ext = extents(sizes);
+    const auto [ds, gs] = make_src(nprocs);
+    const auto [dd, gd] = make_dst(nprocs);
+    std::vector<double> a_memory(static_cast<std::size_t>(A::required_span_size(h.comm(), ext, ds, gs)));
+    A a(a_memory, h.comm(), ext, ds, gs);
+    for_each_local_nd(a, [&](const auto& l, index_t off) { a.local()[off] = value_of(global_id(a.global_index(l), ext)); });
+    std::deque<std::vector<double>> memory;  // the caller's destination buffers, one per method
+    const LayoutsNd<A, B> layouts{&a, [&] {
+                                    memory.emplace_back(static_cast<std::size_t>(B::required_span_size(h.comm(), ext, dd, gd)));
+                                    return B(memory.back(), h.comm(), ext, dd, gd);
+                                  },
+                                  &contexts, &grids};
+    std::vector<MethodEntry> entries = methods_nd(&layouts);
+    // The owning arrays of the same layouts (b = a, and with the message path), and a view over
+    // caller memory in a SharedBuffer (which node peers read in place, as an owning array's):
+    // each source a copy of a's elements, made only when its method is measured.
+    using automatic_t = redist::schedule::automatic_t;
+    std::optional<OwnedA> owned;
+    auto owned_source = [&]() -> const OwnedA& {
+      if (!owned) {
+        owned.emplace(h.comm(), ext, ds, gs);
+        std::ranges::copy(a.local(), owned->local().begin());
+      }
+      return *owned;
+    };
+    entries.push_back({"redist_owning", [&] {
+                         return std::make_unique<RedistMethod<OwnedA, OwnedB, automatic_t>>(
+                             owned_source(), OwnedB(h.comm(), ext, dd, gd), redist::schedule::automatic, Call::assign);
+                       }});
+    entries.push_back({"redist_owning_messages", [&] {
+                         return std::make_unique<RedistMethod<OwnedA, OwnedB, automatic_t>>(
+                             owned_source(), OwnedB(h.comm(), ext, dd, gd), redist::schedule::automatic, Call::messages);
+                       }});
+    std::optional<redist::SharedBuffer<double>> shared;
+    std::optional<A> shared_view;
+    entries.push_back({"redist_shared_buffer", [&] {
+                         if (!shared_view) {
+                           shared.emplace(h.comm(), a_memory.size());
+                           shared_view.emplace(shared->span(), h.comm(), ext, ds, gs);
+                           std::ranges::copy(a.local(), shared_view->local().begin());
+                         }
+                         return std::make_unique<RedistMethod<A, B, automatic_t>>(*shared_view, layouts.make_dst(),
+                                                                                  redist::schedule::automatic, Call::assign);
+                       }});
+    index_t elements = 1;
+    for (index_t e : ext) elements *= e;
+    return h.measure(name, elements, entries);
+  };
+  return c;
+}
+
+/// The rows row0, row0 + 2, ... of a 2-D array a, as a user's owner formulas see them: the
+/// (m/2) × n array whose row i is row row0 + 2i of a. for_each_element visits a's local elements in
+/// storage order and keeps those rows, so OnePassAlltoallv packs exactly the section's elements
+/// from a's storage, without any redist section code.
+template <class A>
+class RowsOf {
+ public:
+  using value_type = typename A::value_type;
+  RowsOf(const A& a, index_t row0) : a_{&a}, row0_{row0}, extents_{(a.extent(0) - row0 + 1) / 2, a.extent(1)} {}
+  const auto& comm() const noexcept { return a_->comm(); }
+  std::array<index_t, 2> extents() const noexcept { return extents_; }
+  int owner(const std::array<index_t, 2>& g) const { return a_->owner(in_a(g)); }
+  index_t local_index(const std::array<index_t, 2>& g) const { return a_->local_index(in_a(g)); }
+  auto local() const { return a_->local(); }
+  template <class F>
+  void for_each_element(F&& f) const {
+    for_each_local_nd(*a_, [&](const auto& l, index_t off) {
+      const auto g = a_->global_index(l);
+      if (g[0] >= row0_ && (g[0] - row0_) % 2 == 0) f(std::array<index_t, 2>{(g[0] - row0_) / 2, g[1]}, off);
+    });
+  }
+
+ private:
+  std::array<index_t, 2> in_a(const std::array<index_t, 2>& g) const noexcept { return {row0_ + 2 * g[0], g[1]}; }
+  const A* a_;
+  index_t row0_;
+  std::array<index_t, 2> extents_;
+};
+
+/// The section case: every other row of the matrix a (layout make_src(P)) into the (m/2) × m
+/// array b (layout make_dst(P)). `redist` is b = redist::section(a, strided_slice{0, m, 2},
+/// full_extent); the baselines pack the same elements from a's storage through RowsOf. The odd
+/// rows of a hold a value f never takes, so a method that moves them fails its check.
+template <class DS, class DD, class MakeSrc, class MakeDst>
+Case case_section(std::string name, std::string description, MakeSrc make_src, MakeDst make_dst) {
+  using A = redist::DistArray<double, DS>;
+  using B = redist::DistArray<double, DD>;
+  using S = decltype(redist::section(std::declval<const A&>(), redist::strided_slice{index_t{}, index_t{}, index_t{}},
+                                     redist::full_extent));
+  Case c{name, std::move(description), {}, {}};
+  c.method_names = [] { return std::vector<std::string>{"redist", "redist_messages", "alltoallv_onepass"}; };
+  c.run = [name, make_src, make_dst](Harness& h, const Sizes& sizes, const BlacsGrids&, BlacsContexts&) {
+    const int nprocs = h.comm().size();
+    const index_t m = sizes.matrix;
+    const std::array<index_t, 2> ext{m, m}, section_ext{(m + 1) / 2, m};
+    const auto [ds, gs] = make_src(nprocs);
+    const auto [dd, gd] = make_dst(nprocs);
+    A a(h.comm(), ext, ds, gs);
+    for_each_local_nd(a, [&](const auto& l, index_t off) {
+      const auto g = a.global_index(l);
+      a.local()[off] = g[0] % 2 == 0 ? value_of(global_id(std::array<index_t, 2>{g[0] / 2, g[1]}, section_ext)) : -2.0;
+    });
+    const S s = redist::section(std::as_const(a), redist::strided_slice{index_t{0}, m, index_t{2}}, redist::full_extent);
+    const RowsOf<A> rows(a, 0);
+    auto make_b = [&] { return B(h.comm(), section_ext, dd, gd); };
+    using automatic_t = redist::schedule::automatic_t;
+    const std::vector<MethodEntry> entries{
+        {"redist", [&] { return std::make_unique<RedistMethod<S, B, automatic_t>>(s, make_b(), redist::schedule::automatic, Call::assign); }},
+        {"redist_messages", [&] { return std::make_unique<RedistMethod<S, B, automatic_t>>(s, make_b(), redist::schedule::automatic, Call::messages); }},
+        {"alltoallv_onepass", [&] { return std::make_unique<OnePassMethod<RowsOf<A>, B>>(rows, make_b()); }},
+    };
+    return h.measure(name, section_ext[0] * section_ext[1], entries);
   };
   return c;
 }
@@ -215,6 +359,14 @@ std::vector<Case> make_cases() {
           "cube_3d", "3-D cube, (CYCLIC(64), *, BLOCK) on 2x1x2 -> (BLOCK, *, CYCLIC(8)) on 4x1x1", cube,
           [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<64>, Collapsed, Block>{}, Grid{s[0], 1, s[1]}}; },
           [](int p) { return std::tuple{Dist<Block, Collapsed, Cyclic<8>>{}, Grid{p, 1, 1}}; }),
+      case_view<Dist<Cyclic<64>, Cyclic<64>>, Dist<Cyclic<100>, Cyclic<100>>>(
+          "view", "the caller's matrices (DistView), 2x2 grid 64x64 blocks -> 4x1 grid 100x100 blocks, in place", matrix,
+          [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<64>, Cyclic<64>>{}, Grid{s[0], s[1]}}; },
+          [](int p) { return std::tuple{Dist<Cyclic<100>, Cyclic<100>>{}, Grid{p, 1}}; }),
+      case_section<Dist<Cyclic<64>, Cyclic<64>>, Dist<Block, Block>>(
+          "section", "every other row of the matrix, 2x2 grid 64x64 blocks -> (BLOCK, BLOCK) on 2x2",
+          [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<64>, Cyclic<64>>{}, Grid{s[0], s[1]}}; },
+          [](int p) { const Shape s = square(p); return std::tuple{Dist<Block, Block>{}, Grid{s[0], s[1]}}; }),
   };
 }
 

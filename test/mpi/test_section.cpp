@@ -149,6 +149,9 @@ TEST_CASE("Section errors are redist::error on every rank before data moves", "[
   // Overlapping sections of one array; disjoint ones (odd and even) are fine.
   const std::string m3 = message([&] { section(b, std::pair{index_t{1}, index_t{11}}) = section(b, std::pair{index_t{0}, index_t{10}}); });
   CHECK(all_ok(world, m3.find("not to share elements") != std::string::npos));
+  // b = section(b, ...): the source's elements are the destination's.
+  const std::string m4 = message([&] { b = section(b, full_extent); });
+  CHECK(all_ok(world, m4.find("requires the source's memory not to overlap the destination's") != std::string::npos));
   bool untouched = true;
   for (double x : b.local()) untouched = untouched && x == old_value;
   CHECK(all_ok(world, untouched));

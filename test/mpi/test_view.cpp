@@ -1,11 +1,13 @@
 // MPI tests of DistView: arrays over the caller's memory, in both directions and mixed with DistArray, padded caller storage, the size query, size checks on every rank, raw MPI_Comm, SharedBuffer.
 #include <array>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
 
+#include <boost/mpi/collectives/all_reduce.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <catch2/catch.hpp>
 
@@ -137,6 +139,30 @@ TEST_CASE("A caller buffer shorter than the layout throws redist::error on every
       what.find("elements the layout places on rank " + std::to_string(world.size() - 1) + " (got ") != std::string::npos;
   CHECK(all_ok(world, names_size));
   CHECK(all_ok(world, what.find("redist::DistView(data, comm, ...) requires data to hold") != std::string::npos));
+  bool untouched = true;
+  for (double x : mem) untouched = untouched && x == guard;
+  CHECK(all_ok(world, untouched));
+}
+
+TEST_CASE("Views whose memory overlaps are refused on every rank before anything is written", "[mpi][view][errors]") {
+  mpi::communicator world;
+  const index_t n = 40;
+  // One buffer under both views; only the last rank's parts overlap (the others get disjoint halves).
+  const auto need_a = static_cast<std::size_t>(DistView<double, Block>::required_span_size(world, n));
+  const auto need_b = static_cast<std::size_t>(DistView<double, Cyclic<3>>::required_span_size(world, n));
+  std::vector<double> mem(need_a + need_b, guard);
+  const bool last = world.rank() == world.size() - 1;
+  DistView<double, Block> a(std::span<double>(mem).first(need_a), world, n);
+  DistView<double, Cyclic<3>> b(std::span<double>(mem).subspan(last ? 0 : need_a, need_b), world, n);
+  std::string what;
+  try {
+    b = a;
+  } catch (const redist::error& e) {
+    what = e.what();
+  }
+  const bool overlap = need_a > 0 && need_b > 0;  // on the last rank
+  const bool refused = what.find("requires the source's memory not to overlap the destination's") != std::string::npos;
+  CHECK(all_ok(world, refused == boost::mpi::all_reduce(world, last && overlap, std::logical_or<bool>())));
   bool untouched = true;
   for (double x : mem) untouched = untouched && x == guard;
   CHECK(all_ok(world, untouched));

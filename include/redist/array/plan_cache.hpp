@@ -136,6 +136,8 @@ class Redistribution {
       choose_transport_once(comm, src, dst);
     }
   }
+  /// True until the first run (which agrees on the plan across ranks) has happened.
+  bool before_first_run() const noexcept { return !checked_; }
   /// True when the last run copied from node peers' shared memory (run with an array's source).
   bool used_shared_memory() const noexcept { return on_node_; }
   /// True when the plan's messages go as MPI derived datatypes over the arrays (no pack or

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -9,6 +12,7 @@
 #include <mpi.h>
 
 #include <redist/array/access.hpp>
+#include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/transpose.hpp>
@@ -102,6 +106,34 @@ void check_compatible(const A& src, const B& dst, const char* call) {
     report_error(std::string("redist::") + call + "(src, dst) requires src.size() to equal dst.size() (" +
                  std::to_string(src.size()) + " vs " + std::to_string(dst.size()) + ")");
 }
+
+/// Refuses, on every rank, a source whose local memory overlaps the destination's on some rank
+/// (two views over one buffer, b = section(b, ...)): the exchange reads the source while it
+/// writes the destination. Sections of one array are exempt (SectionView checks that their
+/// elements are disjoint). Collective: one all-reduce, made on the first run of a plan only.
+template <class T, class U>
+void check_no_overlap(const boost::mpi::communicator& comm, std::span<const T> src, std::span<U> dst, bool exempt,
+                      const char* call) {
+  const auto* s = reinterpret_cast<const std::byte*>(src.data());
+  const auto* d = reinterpret_cast<const std::byte*>(dst.data());
+  const bool overlap = !exempt && !src.empty() && !dst.empty() &&
+                       std::less<>{}(s, d + dst.size_bytes()) && std::less<>{}(d, s + src.size_bytes());
+  std::optional<std::string> failure;
+  if (overlap)
+    failure = std::string("redist::") + call + " requires the source's memory not to overlap the destination's (on rank " +
+              std::to_string(comm.rank()) + " they share bytes: views over one buffer, or b = section(b, ...)?); " +
+              "redistribute through another array";
+  agree(comm, std::string("redist::") + call, {}, failure);
+}
+
+/// True when src and dst are sections of one array (whose elements SectionView checks are disjoint).
+template <class A, class B>
+bool sections_of_one_array(const A& src, const B& dst) noexcept {
+  if constexpr (requires { src.array(); src.slices(); dst.array(); dst.slices(); })
+    return static_cast<const void*>(&src.array()) == static_cast<const void*>(&dst.array());
+  else
+    return false;
+}
 }  // namespace detail
 
 /// dst = src in dst's layout (collective over their communicator). The plan is cached in dst and
@@ -116,6 +148,9 @@ void redistribute(const Src& src, Dst& dst, S policy = {}, const options& opts =
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) return;
   using L = detail::plan_layouts<Src, Dst>;
   auto& r = detail::array_access::cache(dst).get(L::of(src), L::of(dst), policy, opts, src.comm());
+  if (r.before_first_run())
+    detail::check_no_overlap(src.comm(), detail::const_local(src), dst.local(), detail::sections_of_one_array(src, dst),
+                             "redistribute(src, dst)");
   r.run(src.comm(), detail::const_local(src), dst.local(), detail::array_access::segment(src));
 }
 
@@ -142,6 +177,9 @@ void redistribute(const TransposeView<A>& src, Dst& dst, S policy = {}, const op
     detail::report_error("redist::redistribute(transpose(a), b) requires b to be another array than a");
   using From = Transposed<typename A::mapping_type>;
   auto& r = detail::array_access::cache(dst).get(From{a.mapping()}, dst.mapping(), policy, opts, a.comm());
+  if (r.before_first_run())
+    detail::check_no_overlap(a.comm(), detail::const_local(a), dst.local(), detail::sections_of_one_array(a, dst),
+                             "redistribute(transpose(a), b)");
   r.run(a.comm(), detail::const_local(a), dst.local(), detail::array_access::segment(a));
 }
 

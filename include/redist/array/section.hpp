@@ -72,6 +72,7 @@ class SectionView {
   SectionView& operator=(const TransposeView<S>& src) {
     static_assert(std::is_same_v<typename S::value_type, value_type>,
                   "redist::section(b, ...) = transpose(a) requires a to have b's element type");
+    check_disjoint(src.array);
     redistribute(src, *this, schedule::automatic);
     return *this;
   }
