@@ -114,3 +114,21 @@ TEST_CASE("A repeated assignment into and out of views over the caller's memory 
   DistView<double, Cyclic<8>> w(mem2.data(), world, n);
   CHECK(repeated_allocations(v, w, [&] { w = v; }) == 0);  // view to view
 }
+
+TEST_CASE("A repeated section assignment allocates nothing", "[mpi][alloc][section]") {
+  boost::mpi::communicator world;
+  const index_t n = 50001;
+  // a(2i) = value_of(i); the odd elements hold something else.
+  DistArray<double, Block> a(world, 2 * n);
+  for (index_t l = 0; l < a.local_size(); ++l) {
+    const index_t g = a.global_index(l);
+    a.local()[l] = g % 2 == 0 ? value_of(g / 2) : -1.0;
+  }
+  DistArray<double, Cyclic<3>> b(world, n);
+  CHECK(repeated_allocations(a, b, [&] { b = section(a, strided_slice{index_t{0}, 2 * n, index_t{2}}); }) == 0);
+  std::vector<double> mem(static_cast<std::size_t>(DistView<double, Cyclic<5>>::required_span_size(world, n)));
+  DistView<double, Cyclic<5>> v(mem, world, n);
+  CHECK(repeated_allocations(a, v, [&] {
+          section(v, full_extent) = section(a, strided_slice{index_t{0}, 2 * n, index_t{2}});
+        }) == 0);
+}

@@ -53,11 +53,21 @@ struct Parameter {
 /// Throws redist::error on every rank if any rank failed (with the message of the lowest such
 /// rank) or if some parameter differs between ranks (naming it); otherwise returns, on every
 /// rank, the smallest `min_of` of all ranks (a value agreed in the same all-reduce).
-inline std::uint64_t agree(const boost::mpi::communicator& comm, const std::string& call,
+/// Allocates nothing when no rank failed and params has at most 7 entries (a repeated
+/// section(a, ...) or first run agrees without touching the heap).
+inline std::uint64_t agree(const boost::mpi::communicator& comm, std::string_view call,
                            std::span<const Parameter> params, const std::optional<std::string>& local_error,
                            std::uint64_t min_of = 0) {
   const std::size_t k = params.size();
-  std::vector<std::uint64_t> mine(2 * k + 2), all(2 * k + 2);
+  constexpr std::size_t few = 16;
+  std::uint64_t mine_few[few], all_few[few];
+  std::vector<std::uint64_t> mine_many, all_many;
+  if (2 * k + 2 > few) {
+    mine_many.resize(2 * k + 2);
+    all_many.resize(2 * k + 2);
+  }
+  const std::span<std::uint64_t> mine = mine_many.empty() ? std::span<std::uint64_t>(mine_few, 2 * k + 2) : std::span<std::uint64_t>(mine_many);
+  const std::span<std::uint64_t> all = all_many.empty() ? std::span<std::uint64_t>(all_few, 2 * k + 2) : std::span<std::uint64_t>(all_many);
   for (std::size_t i = 0; i < k; ++i) {
     mine[i] = params[i].value;
     mine[k + i] = ~params[i].value;  // max of ~v is ~(min of v)
@@ -77,7 +87,7 @@ inline std::uint64_t agree(const boost::mpi::communicator& comm, const std::stri
   }
   for (std::size_t i = 0; i < k; ++i)
     if (all[i] != ~all[k + i])
-      report_error(call + " requires every rank to pass the same " + params[i].name +
+      report_error(std::string(call) + " requires every rank to pass the same " + params[i].name +
                    " (it differs between ranks)");
   return ~all[2 * k + 1];
 }

@@ -131,52 +131,57 @@ constexpr Slice to_slice(const S& spec, index_t base_extent) noexcept {
 template <SliceSpecifier S>
 std::string slice_error(const S& spec, index_t base_extent, std::size_t dim) {
   using T = std::remove_cvref_t<S>;
-  const std::string name = "slice " + std::to_string(dim);
-  const std::string extent = std::to_string(base_extent);
+  // The messages are built only when the slice is wrong: a valid one allocates nothing.
+  auto name = [&] { return "slice " + std::to_string(dim); };
+  auto extent = [&] { return std::to_string(base_extent); };
   if constexpr (std::same_as<T, full_extent_t>) {
     return {};
   } else if constexpr (detail::is_strided_slice<T>) {
     if (!detail::fits_index(spec.offset) || !detail::fits_index(spec.extent) || !detail::fits_index(spec.stride))
-      return name + " strided_slice does not fit a 64-bit index";
+      return name() + " strided_slice does not fit a 64-bit index";
     const index_t o = detail::as_index(spec.offset), e = detail::as_index(spec.extent), s = detail::as_index(spec.stride);
-    const std::string what = name + " strided_slice{offset " + std::to_string(o) + ", extent " + std::to_string(e) +
-                             ", stride " + std::to_string(s) + "}";
-    if (o < 0) return what + " has a negative offset";
-    if (e < 0) return what + " has a negative extent";
-    if (s < 0) return what + " has a negative stride";
-    if (s == 0 && e > 0) return what + " has stride 0 with extent > 0";
-    if (o > base_extent || e > base_extent - o) return what + " exceeds the extent " + extent;
+    auto what = [&] {
+      return name() + " strided_slice{offset " + std::to_string(o) + ", extent " + std::to_string(e) + ", stride " +
+             std::to_string(s) + "}";
+    };
+    if (o < 0) return what() + " has a negative offset";
+    if (e < 0) return what() + " has a negative extent";
+    if (s < 0) return what() + " has a negative stride";
+    if (s == 0 && e > 0) return what() + " has stride 0 with extent > 0";
+    if (o > base_extent || e > base_extent - o) return what() + " exceeds the extent " + extent();
     return {};
   } else if constexpr (detail::pair_slice<T>) {
     if (!detail::fits_index(std::get<0>(spec)) || !detail::fits_index(std::get<1>(spec)))
-      return name + " [begin, end) does not fit a 64-bit index";
+      return name() + " [begin, end) does not fit a 64-bit index";
     const index_t b = detail::as_index(std::get<0>(spec)), e = detail::as_index(std::get<1>(spec));
-    const std::string what = name + " [" + std::to_string(b) + ", " + std::to_string(e) + ")";
-    if (b > e) return what + " has begin > end";
-    if (b < 0) return what + " begins below 0";
-    if (e > base_extent) return what + " exceeds the extent " + extent;
+    auto what = [&] { return name() + " [" + std::to_string(b) + ", " + std::to_string(e) + ")"; };
+    if (b > e) return what() + " has begin > end";
+    if (b < 0) return what() + " begins below 0";
+    if (e > base_extent) return what() + " exceeds the extent " + extent();
     return {};
   } else {
-    if (!detail::fits_index(spec)) return name + ": the index does not fit a 64-bit index";
+    if (!detail::fits_index(spec)) return name() + ": the index does not fit a 64-bit index";
     const index_t x = detail::as_index(spec);
-    if (x < 0 || x >= base_extent) return name + ": index " + std::to_string(x) + " is outside [0, " + extent + ")";
+    if (x < 0 || x >= base_extent) return name() + ": index " + std::to_string(x) + " is outside [0, " + extent() + ")";
     return {};
   }
 }
 
 /// Why the Slice cannot slice dimension `dim` of base_extent indices, or "": an offset, extent or
 /// stride out of range, indices beyond base_extent, or a dropped slice (kept == false) whose
-/// extent is not 1. What SectionLayout's constructor checks.
+/// extent is not 1. What SectionLayout's constructor checks. A valid slice allocates nothing.
 inline std::string slice_error(const Slice& s, index_t base_extent, std::size_t dim) {
-  const std::string what = "slice " + std::to_string(dim) + " {offset " + std::to_string(s.offset) + ", extent " +
-                           std::to_string(s.extent) + ", stride " + std::to_string(s.stride) + "}";
-  if (s.offset < 0) return what + " has a negative offset";
-  if (s.extent < 0) return what + " has a negative extent";
-  if (s.stride < 1) return what + " has a stride below 1";
-  if (!s.kept && s.extent != 1) return what + " drops its dimension but selects " + std::to_string(s.extent) + " indices";
-  if (s.offset > base_extent) return what + " exceeds the extent " + std::to_string(base_extent);
+  auto what = [&] {
+    return "slice " + std::to_string(dim) + " {offset " + std::to_string(s.offset) + ", extent " +
+           std::to_string(s.extent) + ", stride " + std::to_string(s.stride) + "}";
+  };
+  if (s.offset < 0) return what() + " has a negative offset";
+  if (s.extent < 0) return what() + " has a negative extent";
+  if (s.stride < 1) return what() + " has a stride below 1";
+  if (!s.kept && s.extent != 1) return what() + " drops its dimension but selects " + std::to_string(s.extent) + " indices";
+  if (s.offset > base_extent) return what() + " exceeds the extent " + std::to_string(base_extent);
   if (s.extent > 0 && (s.offset == base_extent || (s.extent - 1) > (base_extent - 1 - s.offset) / s.stride))
-    return what + " exceeds the extent " + std::to_string(base_extent);
+    return what() + " exceeds the extent " + std::to_string(base_extent);
   return {};
 }
 
