@@ -10,6 +10,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <random>
@@ -45,6 +46,14 @@ struct Sizes {
   index_t cube = 512;
 };
 
+/// The names of a table of methods, in order, followed by `extra`.
+std::vector<std::string> names_of(const std::vector<MethodEntry>& entries, std::initializer_list<const char*> extra = {}) {
+  std::vector<std::string> names;
+  for (const MethodEntry& e : entries) names.push_back(e.name);
+  names.insert(names.end(), extra.begin(), extra.end());
+  return names;
+}
+
 struct Case {
   std::string name;
   std::string description;
@@ -58,11 +67,7 @@ Case case_1d(std::string name, std::string description, MakeSrc make_src, MakeDs
   using DS = std::invoke_result_t<MakeSrc, index_t, int>;
   using DD = std::invoke_result_t<MakeDst, index_t, int>;
   Case c{name, std::move(description), {}, {}};
-  c.method_names = [] {
-    std::vector<std::string> names;
-    for (const MethodEntry& e : methods_1d<double, DS, DD>(nullptr)) names.push_back(e.name);
-    return names;
-  };
+  c.method_names = [] { return names_of(methods_1d<double, DS, DD>(nullptr)); };
   c.run = [name, make_src, make_dst](Harness& h, const Sizes& sizes, const BlacsGrids& grids, BlacsContexts&) {
     const index_t n = sizes.n;
     const int nprocs = h.comm().size();
@@ -89,11 +94,7 @@ Shape square(int p) {
 template <class DS, class DD, class Extents, class MakeSrc, class MakeDst>
 Case case_nd(std::string name, std::string description, Extents extents, MakeSrc make_src, MakeDst make_dst) {
   Case c{name, std::move(description), {}, {}};
-  c.method_names = [] {
-    std::vector<std::string> names;
-    for (const MethodEntry& e : methods_nd<redist::DistArray<double, DS>, redist::DistArray<double, DD>>(nullptr)) names.push_back(e.name);
-    return names;
-  };
+  c.method_names = [] { return names_of(methods_nd<redist::DistArray<double, DS>, redist::DistArray<double, DD>>(nullptr)); };
   c.run = [name, extents, make_src, make_dst](Harness& h, const Sizes& sizes, const BlacsGrids& grids,
                                               BlacsContexts& contexts) {
     const int nprocs = h.comm().size();
@@ -119,11 +120,7 @@ Case case_nd(std::string name, std::string description, Extents extents, MakeSrc
 template <class DS, class DD, class Extents, class MakeSrc, class MakeDst>
 Case case_transpose(std::string name, std::string description, Extents extents, MakeSrc make_src, MakeDst make_dst) {
   Case c{name, std::move(description), {}, {}};
-  c.method_names = [] {
-    std::vector<std::string> names;
-    for (const MethodEntry& e : methods_transpose<double, DS, DD>(nullptr)) names.push_back(e.name);
-    return names;
-  };
+  c.method_names = [] { return names_of(methods_transpose<double, DS, DD>(nullptr)); };
   c.run = [name, extents, make_src, make_dst](Harness& h, const Sizes& sizes, const BlacsGrids&, BlacsContexts&) {
     const int nprocs = h.comm().size();
     const auto ext = extents(sizes);
@@ -157,10 +154,7 @@ Case case_view(std::string name, std::string description, Extents extents, MakeS
   using OwnedB = redist::DistArray<double, DD>;
   Case c{name, std::move(description), {}, {}};
   c.method_names = [] {
-    std::vector<std::string> names;
-    for (const MethodEntry& e : methods_nd<A, B>(nullptr)) names.push_back(e.name);
-    for (const char* n : {"redist_owning", "redist_owning_messages", "redist_shared_buffer"}) names.push_back(n);
-    return names;
+    return names_of(methods_nd<A, B>(nullptr), {"redist_owning", "redist_owning_messages", "redist_shared_buffer"});
   };
   c.run = [name, extents, make_src, make_dst](Harness& h, const Sizes& sizes, const BlacsGrids& grids,
                                               BlacsContexts& contexts) {

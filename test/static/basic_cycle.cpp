@@ -3,8 +3,10 @@
 // deals the elements one by one. Compiling is passing. Where the paper's text is garbled
 // (ERRATA 000: Fig. 4 row P3, Fig. 5 rows P2-P3, Fig. 1(a) SLA0 and Fig. 1(b) DDPA) the test
 // trusts the corrected formula and the brute force, and says so.
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <numeric>
 #include <type_traits>
 #include <vector>
 
@@ -90,6 +92,76 @@ constexpr int max_destinations_8_5() {
 static_assert(max_destinations_8_5() == 15);
 static_assert(templates_match_brute_force<8, 5, 20>());
 
+// ---- Lemma 3 over a sweep: in case 3 (s = k·t or t = r·s) eq. (5) is min(M, max(s,t)/min(s,t)),
+// the one-stage multi-phase method's startup count, and it is also the real count: the most
+// processes one source process sends to (itself included), dealt element by element over a whole
+// period lcm(s·M, t·M). s, t <= 32, M <= 16; every (s, t) pair of case 3 in that range.
+constexpr int real_destinations(index_t s, index_t t, int m) {
+  const index_t period = std::lcm(s * m, t * m);
+  int most = 0;
+  for (int r = 0; r < m; ++r) {
+    std::array<bool, 64> to{};
+    int n = 0;
+    for (index_t g = r * s; g < period; g += (g % s == s - 1) ? s * (m - 1) + 1 : 1) {
+      const auto q = static_cast<std::size_t>((g / t) % m);
+      if (!to[q]) {
+        to[q] = true;
+        ++n;
+      }
+    }
+    most = n > most ? n : most;
+  }
+  return most;
+}
+constexpr bool lemma3_sweep(index_t first_s, index_t last_s) {
+  for (index_t s = first_s; s <= last_s; ++s)
+    for (index_t t = 1; t <= 32; ++t) {
+      if (s % t != 0 && t % s != 0) continue;
+      for (int m = 1; m <= 16; ++m) {
+        const index_t one_stage = std::min<index_t>(m, std::max(s, t) / std::min(s, t));
+        if (index::delta(s, t, m) != one_stage || real_destinations(s, t, m) != one_stage) return false;
+      }
+    }
+  return true;
+}
+// Three assertions, not one: each constant evaluation stays under GCC's -fconstexpr-ops-limit.
+static_assert(lemma3_sweep(1, 16));
+static_assert(lemma3_sweep(17, 26));
+static_assert(lemma3_sweep(27, 32));
+
+/// The 1-based global indices of p's first N local elements (a row of the papers' local-array tables).
+template <std::size_t N = 24, class M>
+constexpr std::array<index_t, N> row(const M& m, int p) {
+  std::array<index_t, N> r{};
+  for (index_t l = 0; l < static_cast<index_t>(N); ++l) r[static_cast<std::size_t>(l)] = m.global_index(p, l) + 1;
+  return r;
+}
+
+// ---- Figure 2: BLOCK-CYCLIC(3) -> BLOCK-CYCLIC(2), N = 48, M = 4: the two 4 x 12 tables ---------
+constexpr Cyclic<3>::mapping fig2_src(Cyclic<3>{}, 48, 4);
+constexpr Cyclic<2>::mapping fig2_dst(Cyclic<2>{}, 48, 4);
+using Row12 = std::array<index_t, 12>;
+static_assert(row<12>(fig2_src, 0) == Row12{1, 2, 3, 13, 14, 15, 25, 26, 27, 37, 38, 39});
+static_assert(row<12>(fig2_src, 1) == Row12{4, 5, 6, 16, 17, 18, 28, 29, 30, 40, 41, 42});
+static_assert(row<12>(fig2_src, 2) == Row12{7, 8, 9, 19, 20, 21, 31, 32, 33, 43, 44, 45});
+static_assert(row<12>(fig2_src, 3) == Row12{10, 11, 12, 22, 23, 24, 34, 35, 36, 46, 47, 48});
+static_assert(row<12>(fig2_dst, 0) == Row12{1, 2, 9, 10, 17, 18, 25, 26, 33, 34, 41, 42});
+static_assert(row<12>(fig2_dst, 1) == Row12{3, 4, 11, 12, 19, 20, 27, 28, 35, 36, 43, 44});
+static_assert(row<12>(fig2_dst, 2) == Row12{5, 6, 13, 14, 21, 22, 29, 30, 37, 38, 45, 46});
+static_assert(row<12>(fig2_dst, 3) == Row12{7, 8, 15, 16, 23, 24, 31, 32, 39, 40, 47, 48});
+static_assert(fig2_src.local_size(0) == 12 && fig2_dst.local_size(3) == 12);
+// "the k-th array elements of the first and the second basic cycles have the same destination
+// (source) processor": element k and k + 6 of every local array, on both sides.
+constexpr bool fig2_cycles_repeat() {
+  for (int p = 0; p < 4; ++p)
+    for (index_t k = 0; k < 6; ++k) {
+      if (fig2_dst.owner(fig2_src.global_index(p, k)) != fig2_dst.owner(fig2_src.global_index(p, k + 6))) return false;
+      if (fig2_src.owner(fig2_dst.global_index(p, k)) != fig2_src.owner(fig2_dst.global_index(p, k + 6))) return false;
+    }
+  return true;
+}
+static_assert(fig2_cycles_repeat());
+
 // ---- Figure 4: the send templates of BLOCK-CYCLIC(3) -> BLOCK-CYCLIC(2) on 4 processes ---------
 using Fig2 = BasicCyclePlan<3, 2, 4>;
 static_assert(Fig2::tabulated);
@@ -127,12 +199,7 @@ constexpr BasicCycle fig1(4, 3, 2);
 static_assert(fig1.bc == 12 && fig1.source_sections() == 3 && fig1.destination_sections() == 4);
 constexpr Cyclic<4>::mapping fig1_src(Cyclic<4>{}, 48, 2);
 constexpr Cyclic<3>::mapping fig1_dst(Cyclic<3>{}, 48, 2);
-template <class M>
-constexpr std::array<index_t, 24> row(const M& m, int p) {  // 1-based globals of p's 24 local elements
-  std::array<index_t, 24> r{};
-  for (index_t l = 0; l < 24; ++l) r[static_cast<std::size_t>(l)] = m.global_index(p, l) + 1;
-  return r;
-}
+
 static_assert(row(fig1_src, 1) == std::array<index_t, 24>{5, 6, 7, 8, 13, 14, 15, 16, 21, 22, 23, 24,
                                                           29, 30, 31, 32, 37, 38, 39, 40, 45, 46, 47, 48});
 // Row SLA0 of Fig. 1(a) is an OCR copy of the local indices; BLOCK-CYCLIC(4) on 2 gives 1-4, 9-12, ...
