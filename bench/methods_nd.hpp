@@ -93,13 +93,30 @@ MatrixView matrix_view(const M& m) {
   return v;
 }
 
+/// The ScaLAPACK descriptor of an N-D layout that matrix_view can express, on this rank.
+template <class M>
+void describe_nd(int (&desc)[9], BlacsContexts& contexts, int rank, const M& m) {
+  const MatrixView v = matrix_view(m);
+  const int ctxt = contexts.get(v.nprow, v.npcol);
+  const int lld = std::max<int>(1, detail::as_int(m.leading_dimension(rank)));
+  desc[0] = 1;
+  desc[1] = ctxt;
+  desc[2] = v.m;
+  desc[3] = v.n;
+  desc[4] = v.mb;
+  desc[5] = v.nb;
+  desc[6] = v.rsrc;
+  desc[7] = v.csrc;
+  desc[8] = lld;
+}
+
 /// pdgemr2d between two N-D layouts that matrix_view can express, on their own local storage.
 class Gemr2dNd {
  public:
   template <class From, class To>
   Gemr2dNd(BlacsContexts& contexts, int all_ctxt, int rank, const From& from, const To& to) : all_ctxt_{all_ctxt} {
-    describe(desc_a_, contexts, rank, from);
-    describe(desc_b_, contexts, rank, to);
+    describe_nd(desc_a_, contexts, rank, from);
+    describe_nd(desc_b_, contexts, rank, to);
     m_ = desc_a_[2];
     n_ = desc_a_[3];
   }
@@ -109,21 +126,6 @@ class Gemr2dNd {
   }
 
  private:
-  template <class M>
-  static void describe(int (&desc)[9], BlacsContexts& contexts, int rank, const M& m) {
-    const MatrixView v = matrix_view(m);
-    const int ctxt = contexts.get(v.nprow, v.npcol);
-    const int lld = std::max<int>(1, detail::as_int(m.leading_dimension(rank)));
-    desc[0] = 1;
-    desc[1] = ctxt;
-    desc[2] = v.m;
-    desc[3] = v.n;
-    desc[4] = v.mb;
-    desc[5] = v.nb;
-    desc[6] = v.rsrc;
-    desc[7] = v.csrc;
-    desc[8] = lld;
-  }
   int all_ctxt_;
   int m_ = 0, n_ = 0;
   int desc_a_[9] = {};

@@ -28,6 +28,7 @@
 
 #include "harness.hpp"
 #include "methods.hpp"
+#include "expressions.hpp"
 #include "methods_nd.hpp"
 #include "transpose.hpp"
 
@@ -357,6 +358,15 @@ std::vector<Case> make_cases() {
           "view", "the caller's matrices (DistView), 2x2 grid 64x64 blocks -> 4x1 grid 100x100 blocks, in place", matrix,
           [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<64>, Cyclic<64>>{}, Grid{s[0], s[1]}}; },
           [](int p) { return std::tuple{Dist<Cyclic<100>, Cyclic<100>>{}, Grid{p, 1}}; }),
+      Case{"fused8", "8 arrays of 2^14 doubles, Block -> Cyclic<3>: one fused exchange against 8 b = a",
+           [] { return std::vector<std::string>{"redist", "redist:separate"}; },
+           [](Harness& h, const Sizes&, const BlacsGrids&, BlacsContexts&) { return run_fused8(h); }},
+      Case{"overlap", "n doubles Block -> Cyclic<8> started, compute as long as b = a takes, wait; against compute then b = a",
+           [] { return std::vector<std::string>{"redist", "redist:blocking"}; },
+           [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts&) { return run_overlap(h, s.n); }},
+      Case{"tran", "matrix, c = 0.5 * transpose(a) + 2 * c, 64x64 blocks on the square grid, against pdtran",
+           [] { return std::vector<std::string>{"redist", "pdtran"}; },
+           [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts& contexts) { return run_tran(h, s.matrix, contexts); }},
       case_section<Dist<Cyclic<64>, Cyclic<64>>, Dist<Block, Block>>(
           "section", "every other row of the matrix, 2x2 grid 64x64 blocks -> (BLOCK, BLOCK) on 2x2",
           [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<64>, Cyclic<64>>{}, Grid{s[0], s[1]}}; },

@@ -49,10 +49,12 @@
 #include <redist/plan/sectioned.hpp>
 #include <redist/plan/stepwise.hpp>
 #include <redist/plan/transfers.hpp>
+#include <redist/runtime/store.hpp>
 #include <redist/runtime/pack.hpp>
 #include <redist/runtime/pack_cycles.hpp>
 #include <redist/runtime/scratch.hpp>
 #include <redist/runtime/exchange.hpp>
+#include <redist/runtime/fused.hpp>
 #include <redist/runtime/exchange_cycles.hpp>
 #include <redist/runtime/exchange_circulant.hpp>
 #include <redist/runtime/exchange_multiphase.hpp>
@@ -60,6 +62,8 @@
 #include <redist/runtime/calibrate.hpp>
 #include <redist/runtime/calibrate_gdm.hpp>
 #include <redist/runtime/time_plans.hpp>
+#include <redist/array/expression.hpp>
+#include <redist/array/assign.hpp>
 #include <redist/array/communicator.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>

@@ -1,4 +1,4 @@
-// redist::gemr2d against ScaLAPACK's pdgemr2d/pzgemr2d on random descriptors, grids and process subsets (bit for bit), descriptor <-> layout round trips, plan caching, and errors on every rank.
+// redist::gemr2d against ScaLAPACK's pdgemr2d/pzgemr2d, and the scaled updates b = alpha * op(a) + beta * b against PxGEADD/PxTRAN/PxTRANU/PxTRANC, on random descriptors, grids and process subsets (bit for bit), descriptor <-> layout round trips, plan caching, and errors on every rank.
 #include <algorithm>
 #include <array>
 #include <complex>
@@ -6,14 +6,20 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include <cmath>
+#include <limits>
 
 #include <boost/mpi/collectives/all_reduce.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <catch2/catch.hpp>
 
+#include <redist/array/expression.hpp>
+#include <redist/array/section.hpp>
 #include <redist/interop/blacs.hpp>
 #include <redist/interop/scalapack.hpp>
 
@@ -28,6 +34,21 @@ void pdgemr2d_(const int* m, const int* n, const double* a, const int* ia, const
                double* b, const int* ib, const int* jb, const int* descb, const int* ictxt);
 void pzgemr2d_(const int* m, const int* n, const void* a, const int* ia, const int* ja, const int* desca, void* b,
                const int* ib, const int* jb, const int* descb, const int* ictxt);
+// sub(C) := beta * sub(C) + alpha * op(sub(A)): PxTRAN (op = transpose), PxTRANU/PxTRANC (complex:
+// transpose / conjugate transpose), PxGEADD (op by TRANS). The trailing size_t is gfortran's
+// hidden length of TRANS.
+void pdtran_(const int* m, const int* n, const double* alpha, const double* a, const int* ia, const int* ja,
+             const int* desca, const double* beta, double* c, const int* ic, const int* jc, const int* descc);
+void pztranu_(const int* m, const int* n, const void* alpha, const void* a, const int* ia, const int* ja,
+              const int* desca, const void* beta, void* c, const int* ic, const int* jc, const int* descc);
+void pztranc_(const int* m, const int* n, const void* alpha, const void* a, const int* ia, const int* ja,
+              const int* desca, const void* beta, void* c, const int* ic, const int* jc, const int* descc);
+void pdgeadd_(const char* trans, const int* m, const int* n, const double* alpha, const double* a, const int* ia,
+              const int* ja, const int* desca, const double* beta, double* c, const int* ic, const int* jc,
+              const int* descc, std::size_t trans_len);
+void pzgeadd_(const char* trans, const int* m, const int* n, const void* alpha, const void* a, const int* ia,
+              const int* ja, const int* desca, const void* beta, void* c, const int* ic, const int* jc,
+              const int* descc, std::size_t trans_len);
 }
 
 using namespace redist;
@@ -253,7 +274,124 @@ void run_random_cases(int cases, unsigned seed, bool drop_in) {
   REQUIRE(checked >= 10LL * cases);
 }
 
+// ---- Scaled and transposed updates (issue 16) against PxGEADD, PxTRAN, PxTRANU, PxTRANC ----------
+
+enum class op_kind { none, transpose, conj_transpose };
+
+/// x and y equal to rounding (both NaN counts as equal: padding and beta = 0 inputs hold NaNs).
+template <class T>
+bool close(const T& x, const T& y) {
+  auto near = [](double a, double b) {
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+    return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(a));
+  };
+  if constexpr (std::is_same_v<T, std::complex<double>>) return near(x.real(), y.real()) && near(x.imag(), y.imag());
+  else return near(x, y);
+}
+
+/// One random case on one random grid (ScaLAPACK's routines want A and C in one context): C (mc ×
+/// nc) and A (its op's shape) with random blocks, sources and padding, a random window
+/// C(ic.., jc..) of m × n and A(ia.., ja..) of op's shape; alpha, beta in {0, 1, other}; with
+/// beta = 0 C's elements are NaN. sub(C) := beta sub(C) + alpha op(sub(A)) by ScaLAPACK and by
+/// `section(c, ...) = alpha * op(section(a, ...)) + beta * section(c, ...)` over the same
+/// memory (DistViews); the two local arrays must agree to rounding, padding included.
+template <class T, op_kind K>
+bool update_case(const mpi::communicator& comm, std::mt19937& rng, std::mt19937& local_rng, std::string& what) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int mc = pick(1, 40), nc = pick(1, 40);
+  const int m = pick(1, mc), n = pick(1, nc), ic = pick(1, mc - m + 1), jc = pick(1, nc - n + 1);
+  const int wa = K == op_kind::none ? m : n, ha = K == op_kind::none ? n : m;  // op(sub(A)) is m x n
+  const int ma = wa + pick(0, 5), na = ha + pick(0, 5), ia = pick(1, ma - wa + 1), ja = pick(1, na - ha + 1);
+  const BlacsGrid g = random_grid(rng, comm.size());
+  Matrix a = make_matrix<T>(comm, rng, local_rng, g, ma, na, 1);
+  Matrix c_redist = make_matrix<T>(comm, rng, local_rng, g, mc, nc, 2);
+  const T scalars[] = {T{0}, T{1}, value_at<T>(0, 0, 0) * T{-3}};
+  const T alpha = scalars[pick(0, 2)], beta = scalars[pick(0, 2)];
+  if (beta == T{0} && c_redist.desc.in_context()) {  // NaNs in C must not propagate
+    const auto& d = c_redist.desc;
+    const auto at = *g.grid().coords_of(comm.rank());
+    const index_t rows = scalapack::numroc(d.m, d.mb, at[0], d.rsrc, g.nprow);
+    const index_t cols = scalapack::numroc(d.n, d.nb, at[1], d.csrc, g.npcol);
+    for (index_t lj = 0; lj < cols; ++lj)
+      for (index_t li = 0; li < rows; ++li) c_redist.data<T>()[li + lj * d.lld] = T{std::numeric_limits<double>::quiet_NaN()};
+  }
+  Matrix c_scalapack = c_redist;
+  what = std::string(K == op_kind::none ? "geadd" : K == op_kind::transpose ? "tran" : "tranc") + " m n " +
+         std::to_string(m) + " " + std::to_string(n) + " A " + std::to_string(ma) + "x" + std::to_string(na) + " at " +
+         std::to_string(ia) + "," + std::to_string(ja) + " C " + std::to_string(mc) + "x" + std::to_string(nc) + " at " +
+         std::to_string(ic) + "," + std::to_string(jc) + " grid " + std::to_string(g.nprow) + "x" +
+         std::to_string(g.npcol) + "@" + std::to_string(g.first);
+
+  if (a.desc.in_context()) {
+    const auto da = a.desc.to_array(), dc = c_scalapack.desc.to_array();
+    const T* pa = a.data<T>();
+    T* pc = c_scalapack.data<T>();
+    T dummy{};
+    if (pa == nullptr) pa = &dummy;
+    if (pc == nullptr) pc = &dummy;
+    const char trans = 'N';
+    if constexpr (std::is_same_v<T, double>) {
+      if (K == op_kind::none) pdgeadd_(&trans, &m, &n, &alpha, pa, &ia, &ja, da.data(), &beta, pc, &ic, &jc, dc.data(), 1);
+      else pdtran_(&m, &n, &alpha, pa, &ia, &ja, da.data(), &beta, pc, &ic, &jc, dc.data());
+    } else {
+      if (K == op_kind::none) pzgeadd_(&trans, &m, &n, &alpha, pa, &ia, &ja, da.data(), &beta, pc, &ic, &jc, dc.data(), 1);
+      else if (K == op_kind::transpose) pztranu_(&m, &n, &alpha, pa, &ia, &ja, da.data(), &beta, pc, &ic, &jc, dc.data());
+      else pztranc_(&m, &n, &alpha, pa, &ia, &ja, da.data(), &beta, pc, &ic, &jc, dc.data());
+    }
+  }
+  auto va = scalapack::make_dist_view<T>(a.data<T>(), comm, a.desc, g);
+  auto vc = scalapack::make_dist_view<T>(c_redist.data<T>(), comm, c_redist.desc, g);
+  auto sa = section(va, std::pair{ia - 1, ia - 1 + wa}, std::pair{ja - 1, ja - 1 + ha});
+  auto sc = section(vc, std::pair{ic - 1, ic - 1 + m}, std::pair{jc - 1, jc - 1 + n});
+  if constexpr (K == op_kind::none) sc = alpha * sa + beta * sc;
+  else if constexpr (K == op_kind::transpose) sc = alpha * transpose(sa) + beta * sc;
+  else sc = alpha * conj_transpose(sa) + beta * sc;
+
+  const std::size_t count = c_redist.bytes.size() / sizeof(T);
+  for (std::size_t k = 0; k < count; ++k)
+    if (!close(c_redist.data<T>()[k], c_scalapack.data<T>()[k])) {
+      std::ostringstream o;
+      o << " alpha " << alpha << " beta " << beta << " [differs from ScaLAPACK at local element " << k << ": "
+        << c_redist.data<T>()[k] << " vs " << c_scalapack.data<T>()[k] << "]";
+      what += o.str();
+      return false;
+    }
+  return true;
+}
+
+template <class T, op_kind K>
+void run_update_cases(int cases, unsigned seed) {
+  mpi::communicator world;
+  std::mt19937 rng(seed), local_rng(seed + 1000u * static_cast<unsigned>(world.rank() + 1));
+  int failures = 0;
+  std::string first_failure;
+  for (int k = 0; k < cases; ++k) {
+    std::string what;
+    const bool ok = all_ok(world, update_case<T, K>(world, rng, local_rng, what));
+    if (!ok && failures++ == 0) first_failure = what;
+  }
+  INFO("first failing case: " << first_failure);
+  REQUIRE(failures == 0);
+}
+
 }  // namespace
+
+TEST_CASE("b = alpha * a + beta * b equals PDGEADD and PZGEADD on random descriptors and windows",
+          "[mpi][scalapack][expression]") {
+  run_update_cases<double, op_kind::none>(120, 21);
+  run_update_cases<std::complex<double>, op_kind::none>(60, 22);
+}
+
+TEST_CASE("b = alpha * transpose(a) + beta * b equals PDTRAN and PZTRANU on random descriptors and windows",
+          "[mpi][scalapack][expression]") {
+  run_update_cases<double, op_kind::transpose>(120, 23);
+  run_update_cases<std::complex<double>, op_kind::transpose>(60, 24);
+}
+
+TEST_CASE("b = alpha * conj_transpose(a) + beta * b equals PZTRANC on random descriptors and windows",
+          "[mpi][scalapack][expression]") {
+  run_update_cases<std::complex<double>, op_kind::conj_transpose>(120, 25);
+}
 
 TEST_CASE("gemr2d equals pdgemr2d bit for bit on random descriptors, grids and sub-matrices", "[mpi][scalapack]") {
   run_random_cases<double>(500, 1, false);

@@ -132,3 +132,24 @@ TEST_CASE("A repeated section assignment allocates nothing", "[mpi][alloc][secti
           section(v, full_extent) = section(a, strided_slice{index_t{0}, 2 * n, index_t{2}});
         }) == 0);
 }
+
+TEST_CASE("Repeated scaled updates, fused assignments and start/wait allocate nothing", "[mpi][alloc][expression]") {
+  boost::mpi::communicator world;
+  const index_t n = 30011;
+  DistArray<double, Cyclic<4>> a(world, n);
+  for (index_t l = 0; l < a.local_size(); ++l) a.local()[l] = value_of(a.global_index(l));
+  DistArray<double, Block> b(world, n);
+  DistArray<double, Cyclic<7>> c(world, n);
+  std::vector<index_t> parts(static_cast<std::size_t>(world.size()), n / world.size());
+  parts[0] += n % world.size();
+  DistArray<double, GenBlock> d(world, n, GenBlock(parts));
+  CHECK(repeated_allocations(a, b, [&] { b = 1.0 * a; }) == 0);                  // b = alpha * a
+  CHECK(repeated_allocations(a, b, [&] { b = 1.0 * a + 0.0 * b; }) == 0);        // beta = 0: b not read
+  CHECK(repeated_allocations(a, c, [&] { assign(c <<= a, d <<= a, b <<= a); }) == 0);  // fused
+  REQUIRE(test::all_ok(world, test::holds(d, value_of) && test::holds(b, value_of)));
+  CHECK(repeated_allocations(a, c, [&] {
+          auto h = start(c <<= a, b <<= 1.0 * a);
+          while (!h.test()) {
+          }
+        }) == 0);  // start, then test() until done
+}

@@ -16,6 +16,7 @@
 #include <redist/array/access.hpp>
 #include <redist/array/communicator.hpp>
 #include <redist/array/consistency.hpp>
+#include <redist/array/expression.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/redistribute.hpp>
@@ -117,6 +118,28 @@ class DistArrayBase {
                   "redist::DistArray assignment b = transpose(a) requires a and b to have the same element type");
     static_assert(!std::is_const_v<T>, "redist::DistView<const T, D> is read-only: it cannot be assigned to");
     redistribute(src, self(), schedule::automatic);
+    return self();
+  }
+
+  /// b = alpha * op(a) [+ beta * b], op(a) = a, transpose(a) or conj_transpose(a), and b =
+  /// conj_transpose(a): the redistribution with the update computed in the unpack
+  /// (doc/expressions.md). Collective.
+  template <class E, class S>
+  Derived& operator=(const Scaled<E, S>& x) {
+    static_assert(!std::is_const_v<T>, "redist::DistView<const T, D> is read-only: it cannot be assigned to");
+    detail::assign_expression(self(), x);
+    return self();
+  }
+  template <class E, class B, class S>
+  Derived& operator=(const Update<E, B, S>& x) {
+    static_assert(!std::is_const_v<T>, "redist::DistView<const T, D> is read-only: it cannot be assigned to");
+    detail::assign_expression(self(), x);
+    return self();
+  }
+  template <class A>
+  Derived& operator=(const ConjTransposeView<A>& x) {
+    static_assert(!std::is_const_v<T>, "redist::DistView<const T, D> is read-only: it cannot be assigned to");
+    detail::assign_expression(self(), x);
     return self();
   }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -72,6 +73,14 @@ void set_piece(P& p, index_t piece) noexcept {
 }
 }  // namespace detail
 
+namespace detail {
+/// A number no Redistribution of this process has had before (of any layouts).
+inline std::uint64_t next_plan_id() noexcept {
+  static std::atomic<std::uint64_t> last{0};
+  return ++last;
+}
+}  // namespace detail
+
 /// A plan for moving data from the layout `From` to the layout `To` on one rank under the schedule
 /// policy `Policy` (planner<Policy>'s plan), with the workspace it reuses. Made by
 /// redist::make_plan(a, b[, policy]) and by `b = a` (cached in b); execute(a, b) runs it
@@ -135,6 +144,23 @@ class Redistribution {
       on_node_ = false;
       choose_transport_once(comm, src, dst);
     }
+  }
+  /// The collective first-run work (agreement, piece size, tuning) without running: what a
+  /// started or fused exchange does before it posts its messages. Nothing after the first call.
+  template <class T>
+  void prepare(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
+    first_run(comm, src, dst);
+  }
+  /// A number no other Redistribution of this process has had (fused exchanges find their
+  /// message layout by their plans' ids).
+  std::uint64_t id() const noexcept { return id_; }
+  /// Runs the plan storing every element by op, a scaled update (runtime/store.hpp): b = alpha *
+  /// op(a) [+ beta * b] computed inside the unpack and the local copy. Collective; by messages
+  /// (no shared memory, no datatypes). Plans of messages only (BasicPlan: detail::update_policy).
+  template <class T, class Op>
+  void run_update(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, const Op& op) {
+    first_run(comm, src, dst);
+    runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes, nullptr, op);
   }
   /// True until the first run (which agrees on the plan across ranks) has happened.
   bool before_first_run() const noexcept { return !checked_; }
@@ -239,6 +265,7 @@ class Redistribution {
   std::pair<double, double> transport_times_{};
   plan_type plan_;
   runtime::Workspace workspace_;
+  std::uint64_t id_ = detail::next_plan_id();
 };
 
 namespace detail {

@@ -13,6 +13,7 @@
 
 #include <redist/array/access.hpp>
 #include <redist/array/consistency.hpp>
+#include <redist/array/expression.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/redistribute.hpp>
@@ -74,6 +75,26 @@ class SectionView {
                   "redist::section(b, ...) = transpose(a) requires a to have b's element type");
     check_disjoint(src.array);
     redistribute(src, *this, schedule::automatic);
+    return *this;
+  }
+  /// section(b, ...) = alpha * op(src) [+ beta * section(b, ...)] (the same section), and =
+  /// conj_transpose(src): see DistArray's.
+  template <class E, class S>
+  SectionView& operator=(const Scaled<E, S>& x) {
+    check_disjoint(x.term.array);
+    detail::assign_expression(*this, x);
+    return *this;
+  }
+  template <class E, class B, class S>
+  SectionView& operator=(const Update<E, B, S>& x) {
+    check_disjoint(x.term.array);
+    detail::assign_expression(*this, x);
+    return *this;
+  }
+  template <class S>
+  SectionView& operator=(const ConjTransposeView<S>& x) {
+    check_disjoint(x.array);
+    detail::assign_expression(*this, x);
     return *this;
   }
   SectionView(const SectionView&) = default;

@@ -16,6 +16,7 @@
 #include <redist/runtime/node.hpp>
 #include <redist/runtime/pack.hpp>
 #include <redist/runtime/scratch.hpp>
+#include <redist/runtime/store.hpp>
 #include <redist/runtime/typed.hpp>
 
 namespace redist::runtime {
@@ -54,13 +55,13 @@ namespace detail {
 /// appending their requests; returns how many it posted.
 template <class T>
 std::size_t post_receive(T* p, index_t count, std::size_t chunk, int peer, MPI_Comm comm,
-                         std::vector<MPI_Request>& requests) {
+                         std::vector<MPI_Request>& requests, int tag = message_tag) {
   auto* at = reinterpret_cast<std::byte*>(p);
   std::size_t bytes = static_cast<std::size_t>(count) * sizeof(T), posted = 0;
   do {
     const std::size_t n = std::min(bytes, chunk);
     requests.emplace_back();
-    check(MPI_Irecv(at, static_cast<int>(n), MPI_BYTE, peer, message_tag, comm, &requests.back()), "MPI_Irecv");
+    check(MPI_Irecv(at, static_cast<int>(n), MPI_BYTE, peer, tag, comm, &requests.back()), "MPI_Irecv");
     at += n;
     bytes -= n;
     ++posted;
@@ -72,13 +73,13 @@ std::size_t post_receive(T* p, index_t count, std::size_t chunk, int peer, MPI_C
 /// of post_receive), appending their requests.
 template <class T>
 void post_send(const T* p, index_t count, std::size_t chunk, int peer, MPI_Comm comm,
-               std::vector<MPI_Request>& requests) {
+               std::vector<MPI_Request>& requests, int tag = message_tag) {
   const auto* at = reinterpret_cast<const std::byte*>(p);
   std::size_t bytes = static_cast<std::size_t>(count) * sizeof(T);
   do {
     const std::size_t n = std::min(bytes, chunk);
     requests.emplace_back();
-    check(MPI_Isend(at, static_cast<int>(n), MPI_BYTE, peer, message_tag, comm, &requests.back()), "MPI_Isend");
+    check(MPI_Isend(at, static_cast<int>(n), MPI_BYTE, peer, tag, comm, &requests.back()), "MPI_Isend");
     at += n;
     bytes -= n;
   } while (bytes > 0);
@@ -94,11 +95,18 @@ void post_send(const T* p, index_t count, std::size_t chunk, int peer, MPI_Comm 
 /// With `node` (the source array's shared window, runtime/node.hpp; see execute_on_node, which
 /// synchronizes around it), the messages of peers on this rank's node are not sent: each rank
 /// copies what it receives from such a peer straight out of the peer's source array, once.
-template <class T, class R>
+/// With another store than assign_op (a scaled update, runtime/store.hpp), every element is
+/// stored by op where it lands: received into scratch (never straight into dst) and unpacked or
+/// copied locally through op, so that dst is read and written once; messages, no node, no datatypes.
+template <class T, class R, class Op = assign_op>
 void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
-             Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes, const SharedSegment* node = nullptr) {
+             Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes, const SharedSegment* node = nullptr,
+             const Op& op = {}) {
   static_assert(std::is_trivially_copyable_v<T>, "redist::runtime::execute requires a trivially copyable T");
+  REDIST_EXPECTS(Op::assigns || node == nullptr, "redist::runtime::execute: a scaled update goes by messages");
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
+  // Received straight into dst: one contiguous run, assigned.
+  auto into_dst = [](const Message& m) { return Op::assigns && m.direct; };
   ws.pending.assign(plan.recvs.size(), 0);
   ws.recv_at.assign(plan.recvs.size(), 0);
   auto on_node = [&](const Message& m) { return node != nullptr && node->node().holds(m.peer); };
@@ -109,7 +117,7 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
     // Copy: local runs go straight from src to dst, without MPI; with a node, so do the runs
     // of peers on it, from their source arrays, all in one gathered pass through dst.
     if (node == nullptr) {
-      copy(plan.runs_of(plan.local), src.data(), dst.data());
+      copy(plan.runs_of(plan.local), src.data(), dst.data(), op);
       return;
     }
     // The items depend on the plan and the source arrays: rebuilt and ordered only when those
@@ -133,7 +141,7 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
     }
     copy_gathered<T>(std::span<const R>(plan.runs), std::span<const CopyItem>(ws.copies), ws.copies_alone, dst.data());
   };
-  if (ws.typed) {
+  if (Op::assigns && ws.typed) {
     // Derived datatypes: MPI reads src and writes dst itself; no scratch, no rounds.
     ws.types.build(plan, sizeof(T));
     for (const schedule::Step& step : plan.schedule.steps) {
@@ -181,7 +189,7 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
       for (std::size_t i : step.sends)
         if (!plan.sends[i].direct && part(plan.sends[i], round, lo, hi)) send_elems += hi - lo;
       for (std::size_t i : step.recvs)
-        if (!plan.recvs[i].direct && part(plan.recvs[i], round, lo, hi)) {
+        if (!into_dst(plan.recvs[i]) && part(plan.recvs[i], round, lo, hi)) {
           ws.recv_at[i] = recv_elems;
           recv_elems += hi - lo;
         }
@@ -197,7 +205,7 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
       for (std::size_t i : step.recvs) {
         const Message& m = plan.recvs[i];
         if (!part(m, round, lo, hi)) continue;
-        T* target = m.direct ? dst.data() + plan.runs[m.first].dst + lo : recv_buf + ws.recv_at[i];
+        T* target = into_dst(m) ? dst.data() + plan.runs[m.first].dst + lo : recv_buf + ws.recv_at[i];
         const std::size_t posted = detail::post_receive(target, hi - lo, chunk_bytes, m.peer, c, ws.recv_requests);
         ws.owner.insert(ws.owner.end(), posted, i);
         ws.pending[i] += posted;
@@ -226,10 +234,10 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
                       "MPI_Waitany");
         const std::size_t i = ws.owner[static_cast<std::size_t>(k)];
         const Message& m = plan.recvs[i];
-        if (--ws.pending[i] > 0 || m.direct) continue;
+        if (--ws.pending[i] > 0 || into_dst(m)) continue;
         part(m, round, lo, hi);
         const T* in = recv_buf + ws.recv_at[i];
-        unpack_message(plan, i, in, dst.data(), lo, hi);
+        unpack_message(plan, i, in, dst.data(), lo, hi, op);
       }
       detail::check(MPI_Waitall(static_cast<int>(ws.send_requests.size()), ws.send_requests.data(),
                                 MPI_STATUSES_IGNORE),

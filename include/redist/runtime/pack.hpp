@@ -12,16 +12,20 @@
 #include <redist/index/section.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/plan/walk.hpp>
+#include <redist/runtime/store.hpp>
 
 namespace redist::runtime {
 
 namespace detail {
 /// len elements from `from` to `to`; short sections (the common case of small block sizes) by
-/// a plain loop, which beats a memcpy call there.
-template <class T>
-inline void copy_section(T* to, const T* from, index_t len) {
+/// a plain loop, which beats a memcpy call there. Another store than assign_op (a scaled update)
+/// is applied element by element.
+template <class T, class Op = assign_op>
+inline void copy_section(T* to, const T* from, index_t len, const Op& op = {}) {
   static_assert(std::is_trivially_copyable_v<T>);
-  if (static_cast<std::size_t>(len) * sizeof(T) <= 64) {
+  if constexpr (!Op::assigns) {
+    for (index_t i = 0; i < len; ++i) op(to[i], from[i]);
+  } else if (static_cast<std::size_t>(len) * sizeof(T) <= 64) {
     for (index_t i = 0; i < len; ++i) to[i] = from[i];
   } else {
     std::memcpy(to, from, static_cast<std::size_t>(len) * sizeof(T));
@@ -30,15 +34,15 @@ inline void copy_section(T* to, const T* from, index_t len) {
 
 /// Copies count pieces of len elements from `from` (stride fs) to `to` (stride ts).
 /// Contiguous families are one copy_section; pieces of one element are a plain strided loop.
-template <class T>
-inline void copy_pieces(const T* from, index_t fs, T* to, index_t ts, index_t len, index_t count) {
+template <class T, class Op = assign_op>
+inline void copy_pieces(const T* from, index_t fs, T* to, index_t ts, index_t len, index_t count, const Op& op = {}) {
   static_assert(std::is_trivially_copyable_v<T>);
   if (count == 1 || (fs == len && ts == len)) {
-    copy_section(to, from, len * count);
+    copy_section(to, from, len * count, op);
   } else if (len == 1) {
-    for (index_t j = 0; j < count; ++j) to[j * ts] = from[j * fs];
+    for (index_t j = 0; j < count; ++j) op(to[j * ts], from[j * fs]);
   } else {
-    for (index_t j = 0; j < count; ++j) copy_section(to + j * ts, from + j * fs, len);
+    for (index_t j = 0; j < count; ++j) copy_section(to + j * ts, from + j * fs, len, op);
   }
 }
 }  // namespace detail
@@ -52,19 +56,20 @@ inline void pack(std::span<const Run> runs, const T* src, T* out) {
   }
 }
 
-/// Unpack: the contiguous buffer `in`, in run order, into the runs' destination pieces of `dst`.
-template <class T>
-inline void unpack(std::span<const Run> runs, const T* in, T* dst) {
+/// Unpack: the contiguous buffer `in`, in run order, into the runs' destination pieces of `dst`
+/// (stored by op: assigned, or a scaled update).
+template <class T, class Op = assign_op>
+inline void unpack(std::span<const Run> runs, const T* in, T* dst, const Op& op = {}) {
   for (const Run& r : runs) {
-    detail::copy_pieces(in, r.len, dst + r.dst, r.dst_stride, r.len, r.count);
+    detail::copy_pieces(in, r.len, dst + r.dst, r.dst_stride, r.len, r.count, op);
     in += r.size();
   }
 }
 
 /// Local copy: src pieces straight to dst pieces, no buffer. src and dst must not overlap.
-template <class T>
-inline void copy(std::span<const Run> runs, const T* src, T* dst) {
-  for (const Run& r : runs) detail::copy_pieces(src + r.src, r.src_stride, dst + r.dst, r.dst_stride, r.len, r.count);
+template <class T, class Op = assign_op>
+inline void copy(std::span<const Run> runs, const T* src, T* dst, const Op& op = {}) {
+  for (const Run& r : runs) detail::copy_pieces(src + r.src, r.src_stride, dst + r.dst, r.dst_stride, r.len, r.count, op);
 }
 
 namespace detail {
@@ -112,11 +117,11 @@ inline void pack_range(std::span<const Run> runs, const T* src, T* out, index_t 
 }
 
 /// Unpack a piece holding the elements [begin, end) of the message's packed order.
-template <class T>
-inline void unpack_range(std::span<const Run> runs, const T* in, T* dst, index_t begin, index_t end) {
+template <class T, class Op = assign_op>
+inline void unpack_range(std::span<const Run> runs, const T* in, T* dst, index_t begin, index_t end, const Op& op = {}) {
   detail::for_runs_in(runs, begin, end, [&](const Run& r, index_t a, index_t b) {
     detail::for_range(r, r.dst_stride, a, b, [&](index_t at, index_t count, index_t len) {
-      detail::copy_pieces(in, len, dst + r.dst + at, r.dst_stride, len, count);
+      detail::copy_pieces(in, len, dst + r.dst + at, r.dst_stride, len, count, op);
       in += count * len;
     });
   });
@@ -171,42 +176,42 @@ inline constexpr index_t transpose_tile = std::max<index_t>(16, 128 / static_cas
 /// to[i·t0 + j·t1] = from[i·f0 + j·f1] for i < c0, j < c1, where one side is contiguous along i
 /// and the other along j (a local transpose): in square tiles, so that each tile reads and writes
 /// whole cache lines (the blocked transpose FFTW and every fast transpose use).
-template <class T>
+template <class T, class Op = assign_op>
 inline void copy_transposed(const T* from, index_t f0, index_t f1, T* to, index_t t0, index_t t1, index_t c0,
-                            index_t c1) {
+                            index_t c1, const Op& op = {}) {
   constexpr index_t B = transpose_tile<T>;
   for (index_t jb = 0; jb < c1; jb += B)
     for (index_t ib = 0; ib < c0; ib += B) {
       const index_t ie = std::min(c0, ib + B), je = std::min(c1, jb + B);
       for (index_t j = jb; j < je; ++j)
-        for (index_t i = ib; i < ie; ++i) to[i * t0 + j * t1] = from[i * f0 + j * f1];
+        for (index_t i = ib; i < ie; ++i) op(to[i * t0 + j * t1], from[i * f0 + j * f1]);
     }
 }
 
 /// Copies the elements of the loops [0, depth) of n from `from` to `to`.
-template <class T, std::size_t D>
-void copy_nest(const T* from, T* to, const Nest<D>& n, std::size_t depth) {
+template <class T, std::size_t D, class Op = assign_op>
+void copy_nest(const T* from, T* to, const Nest<D>& n, std::size_t depth, const Op& op = {}) {
   if (depth == 0) {
-    *to = *from;
+    op(*to, *from);
   } else if (depth == 1) {
-    if (n.fs[0] == 1 && n.ts[0] == 1) copy_section(to, from, n.count[0]);
-    else for (index_t i = 0; i < n.count[0]; ++i) to[i * n.ts[0]] = from[i * n.fs[0]];
+    if (n.fs[0] == 1 && n.ts[0] == 1) copy_section(to, from, n.count[0], op);
+    else for (index_t i = 0; i < n.count[0]; ++i) op(to[i * n.ts[0]], from[i * n.fs[0]]);
   } else if (depth == 2 && n.fs[0] == 1 && n.ts[0] == 1) {
-    copy_pieces(from, n.fs[1], to, n.ts[1], n.count[0], n.count[1]);
+    copy_pieces(from, n.fs[1], to, n.ts[1], n.count[0], n.count[1], op);
   } else if (depth == 2 && ((n.fs[0] == 1 && n.ts[1] == 1) || (n.ts[0] == 1 && n.fs[1] == 1)) &&
              n.count[0] > 1 && n.count[1] > 1) {
-    copy_transposed(from, n.fs[0], n.fs[1], to, n.ts[0], n.ts[1], n.count[0], n.count[1]);
+    copy_transposed(from, n.fs[0], n.fs[1], to, n.ts[0], n.ts[1], n.count[0], n.count[1], op);
   } else {
     const std::size_t k = depth - 1;
-    for (index_t i = 0; i < n.count[k]; ++i) copy_nest(from + i * n.fs[k], to + i * n.ts[k], n, k);
+    for (index_t i = 0; i < n.count[k]; ++i) copy_nest(from + i * n.fs[k], to + i * n.ts[k], n, k, op);
   }
 }
 
 /// Copies the elements [a, b) of the packed order of n (innermost loop fastest), row by row of
 /// the innermost loop. The side named by `packed` is the packed buffer of this piece, which
 /// holds element p at p - a; the other side advances by the nest's strides.
-template <dense Packed, class T, std::size_t D>
-void copy_nest_range(const T* from, T* to, const Nest<D>& n, index_t a, index_t b) {
+template <dense Packed, class T, std::size_t D, class Op = assign_op>
+void copy_nest_range(const T* from, T* to, const Nest<D>& n, index_t a, index_t b, const Op& op = {}) {
   if (a >= b) return;
   const index_t row = n.depth == 0 ? 1 : n.count[0];
   const index_t unit = n.depth == 0 ? 0 : (Packed == dense::to ? n.fs[0] : n.ts[0]);
@@ -220,8 +225,8 @@ void copy_nest_range(const T* from, T* to, const Nest<D>& n, index_t a, index_t 
     const index_t lo = std::max(a, o * row) - o * row, hi = std::min(b, (o + 1) * row) - o * row;
     for (index_t i = lo; i < hi; ++i) {
       const index_t p = o * row + i - a;
-      if constexpr (Packed == dense::to) to[p] = from[off + i * unit];
-      else to[off + i * unit] = from[p];
+      if constexpr (Packed == dense::to) op(to[p], from[off + i * unit]);
+      else op(to[off + i * unit], from[p]);
     }
   }
 }
@@ -238,21 +243,21 @@ inline void pack(std::span<const BasicSection<D>> sections, const T* src, T* out
 }
 
 /// Unpack: the contiguous buffer `in`, in packed order, into the sections' destination elements of `dst`.
-template <class T, std::size_t D>
-inline void unpack(std::span<const BasicSection<D>> sections, const T* in, T* dst) {
+template <class T, std::size_t D, class Op = assign_op>
+inline void unpack(std::span<const BasicSection<D>> sections, const T* in, T* dst, const Op& op = {}) {
   for (const BasicSection<D>& s : sections) {
     const detail::Nest n = detail::nest_of(s, detail::dense::from);
-    detail::copy_nest(in, dst + s.dst, n, n.depth);
+    detail::copy_nest(in, dst + s.dst, n, n.depth, op);
     in += s.size();
   }
 }
 
 /// Local copy: source elements straight to destination elements, no buffer.
-template <class T, std::size_t D>
-inline void copy(std::span<const BasicSection<D>> sections, const T* src, T* dst) {
+template <class T, std::size_t D, class Op = assign_op>
+inline void copy(std::span<const BasicSection<D>> sections, const T* src, T* dst, const Op& op = {}) {
   for (const BasicSection<D>& s : sections) {
     const detail::Nest n = detail::nest_of(s, detail::dense::none);
-    detail::copy_nest(src + s.src, dst + s.dst, n, n.depth);
+    detail::copy_nest(src + s.src, dst + s.dst, n, n.depth, op);
   }
 }
 
@@ -333,10 +338,11 @@ inline void pack_range(std::span<const BasicSection<D>> sections, const T* src, 
 }
 
 /// Unpack a piece holding the elements [begin, end) of the message's packed order.
-template <class T, std::size_t D>
-inline void unpack_range(std::span<const BasicSection<D>> sections, const T* in, T* dst, index_t begin, index_t end) {
+template <class T, std::size_t D, class Op = assign_op>
+inline void unpack_range(std::span<const BasicSection<D>> sections, const T* in, T* dst, index_t begin, index_t end,
+                         const Op& op = {}) {
   detail::for_runs_in(sections, begin, end, [&](const BasicSection<D>& s, index_t a, index_t b) {
-    detail::copy_nest_range<detail::dense::from>(in, dst + s.dst, detail::nest_of(s, detail::dense::from), a, b);
+    detail::copy_nest_range<detail::dense::from>(in, dst + s.dst, detail::nest_of(s, detail::dense::from), a, b, op);
     in += b - a;
   });
 }
@@ -429,9 +435,11 @@ inline void pack_message(const BasicPlan<R>& plan, std::size_t i, const T* src, 
   }
 }
 
-/// Unpack the elements [lo, hi) of the packed order of receive i of plan from in (hi < 0: to the end).
-template <class T, class R>
-inline void unpack_message(const BasicPlan<R>& plan, std::size_t i, const T* in, T* dst, index_t lo = 0, index_t hi = -1) {
+/// Unpack the elements [lo, hi) of the packed order of receive i of plan from in (hi < 0: to the
+/// end), each stored by op (assigned, or a scaled update).
+template <class T, class R, class Op = assign_op>
+inline void unpack_message(const BasicPlan<R>& plan, std::size_t i, const T* in, T* dst, index_t lo = 0, index_t hi = -1,
+                           const Op& op = {}) {
   static_assert(std::is_trivially_copyable_v<T>);
   const Message& m = plan.recvs[i];
   if (hi < 0) hi = m.size;
@@ -440,12 +448,12 @@ inline void unpack_message(const BasicPlan<R>& plan, std::size_t i, const T* in,
   // section, a transposed one goes through the tiled copy (copy_transposed).
   if (plan.recv_walk && !(m.nruns == 1 && lo == 0 && hi == m.size)) {
     detail::run_one(plan.recv_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
-      detail::copy_pieces(in + pos, 1, dst + at, stride, 1, len);
+      detail::copy_pieces(in + pos, 1, dst + at, stride, 1, len, op);
     });
   } else if (lo == 0 && hi == m.size) {
-    unpack(plan.runs_of(m), in, dst);
+    unpack(plan.runs_of(m), in, dst, op);
   } else {
-    unpack_range(plan.runs_of(m), in, dst, lo, hi);
+    unpack_range(plan.runs_of(m), in, dst, lo, hi, op);
   }
 }
 
