@@ -156,13 +156,17 @@ TEST_CASE("A fused round of k arrays sends one message per peer, as one array do
     b.emplace_back(world, n);
     for (index_t l = 0; l < static_cast<index_t>(a[k].local().size()); ++l) a[k].local()[l] = static_cast<double>(k * n + a[k].global_index(l));
   }
-  // One array: the plan's messages.
+  // One array: at most the plan's messages (none with the peers on this node when the arrays are
+  // in shared memory, which copies from them).
   const auto one = make_plan(a[0], b[0], schedule::all_at_once);
-  const std::size_t sends = one.plan().sends.size(), recvs = one.plan().recvs.size();
+  std::size_t sends = 0, recvs = 0;
   {
     auto h1 = start(b[0] <<= a[0]);
-    CHECK(h1.messages_sent() == sends);
-    CHECK(h1.messages_received() == recvs);
+    sends = h1.messages_sent();
+    recvs = h1.messages_received();
+    CHECK(sends <= one.plan().sends.size());
+    CHECK(recvs <= one.plan().recvs.size());
+    if (!default_options().shared_memory) CHECK(sends == one.plan().sends.size());
   }
   auto h = start(b[0] <<= a[0], b[1] <<= a[1], b[2] <<= a[2], b[3] <<= a[3], b[4] <<= a[4], b[5] <<= a[5],
                  b[6] <<= a[6], b[7] <<= a[7]);

@@ -217,7 +217,7 @@ auto resolve(Assignment<B, E>& x) {
     auto out = dst.local();
     r.prepare(a.comm(), src, out);
     using R = typename std::remove_cvref_t<decltype(r.plan())>::run_type;
-    return Resolved<T, R, Store>{{&r.plan(), src, out, store},
+    return Resolved<T, R, Store>{{&r.plan(), src, out, store, array_access::segment(a), r.source_ld()},
                                  r.id(),
                                  &array_access::cache(dst),
                                  std::as_bytes(src),
@@ -227,20 +227,22 @@ auto resolve(Assignment<B, E>& x) {
 }
 
 /// A fused exchange of K assignments, kept in a process-wide cache by its plans' ids: its
-/// message layout and its state (requests, scratch), and the parts of the current run.
+/// message layouts (with every peer, and without the node's) and its state (requests, scratch,
+/// per part the copies from node peers), and the parts of the current run.
 template <std::size_t K, class Parts>
 struct FusedEntry final : Pending::job {
   MPI_Comm comm = MPI_COMM_NULL;
   std::array<std::uint64_t, K> ids{};
-  runtime::FusedLayout layout;
+  runtime::FusedLayouts layouts;
+  bool built = false;
   runtime::FusedState state;
   Parts parts;
   std::uint64_t used = 0;  ///< last use, for eviction
 
-  bool test_job() override { return runtime::test(layout, parts, state); }
-  void wait_job() override { runtime::wait(layout, parts, state); }
-  std::size_t messages_sent() const noexcept override { return layout.sends.size(); }
-  std::size_t messages_received() const noexcept override { return layout.recvs.size(); }
+  bool test_job() override { return runtime::test(parts, state); }
+  void wait_job() override { runtime::wait(parts, state); }
+  std::size_t messages_sent() const noexcept override { return state.active ? state.active->sends.size() : 0; }
+  std::size_t messages_received() const noexcept override { return state.active ? state.active->recvs.size() : 0; }
 };
 
 /// The fused exchanges of this process: at most `capacity`, the least recently used one that is
@@ -328,28 +330,31 @@ Pending start_resolved(const boost::mpi::communicator& comm, Rs&... rs) {
     E& made = fused_cache().make<E>();
     made.comm = c;
     made.ids = ids;
-    const std::array<runtime::PartShape, K> shapes{
-        runtime::PartShape{&rs.part.plan->sends, &rs.part.plan->recvs, sizeof(typename decltype(rs.part)::value_type),
-                           rs.part.store.assigns()}...};
-    made.layout = runtime::fuse(shapes, comm.rank(), comm.size());
+    made.state.copies.resize(K);
     e = &made;
   }
   e->parts = Parts{rs.part...};
-  // A store chosen at run time (beta = 0 or not) decides whether a part receives in place: the
-  // layout's direct receives must agree with this run's stores.
-  bool same = true;
-  for (const runtime::FusedMessage& m : e->layout.recvs)
-    if (m.direct) {
-      const runtime::FusedSegment& seg = e->layout.recv_segments[m.first];
-      runtime::detail::visit_part(e->parts, seg.part, [&](const auto& p) { same = same && p.store.assigns(); });
-    }
-  if (!same) {
+  // The layouts are built on a list's first run, and again when a store chosen at run time (beta
+  // = 0 or not) no longer lets a part receive in place where the layouts say it does.
+  bool stale = !e->built;
+  for (const runtime::FusedLayout* f : {&e->layouts.all, &e->layouts.off_node})
+    for (const runtime::FusedMessage& m : f->recvs)
+      if (m.direct) {
+        const runtime::FusedSegment& seg = f->recv_segments[m.first];
+        runtime::detail::visit_part(e->parts, seg.part, [&](const auto& p) { stale = stale || !p.store.assigns(); });
+      }
+  const options& opts = default_options();
+  std::shared_ptr<const runtime::Node> node;
+  if (opts.shared_memory && comm.size() > 1) node = runtime::node_of(c, opts.node_size);
+  if (stale) {
     const std::array<runtime::PartShape, K> shapes{
         runtime::PartShape{&rs.part.plan->sends, &rs.part.plan->recvs, sizeof(typename decltype(rs.part)::value_type),
                            rs.part.store.assigns()}...};
-    e->layout = runtime::fuse(shapes, comm.rank(), comm.size());
+    e->layouts.all = runtime::fuse(shapes, comm.rank(), comm.size());
+    e->layouts.off_node = node ? runtime::fuse(shapes, comm.rank(), comm.size(), node.get()) : e->layouts.all;
+    e->built = true;
   }
-  runtime::start(e->layout, e->parts, e->state, comm);
+  runtime::start(e->layouts, e->parts, e->state, comm, node.get(), opts.max_message_bytes);
   return Pending(e);
 }
 }  // namespace detail

@@ -154,6 +154,8 @@ class Redistribution {
   /// A number no other Redistribution of this process has had (fused exchanges find their
   /// message layout by their plans' ids).
   std::uint64_t id() const noexcept { return id_; }
+  /// The leading dimension the source layout was declared with on this rank (0: none).
+  index_t source_ld() const noexcept { return declared_ld(from_); }
   /// Runs the plan storing every element by op, a scaled update (runtime/store.hpp): b = alpha *
   /// op(a) [+ beta * b] computed inside the unpack and the local copy. Collective; by messages
   /// (no shared memory, no datatypes). Plans of messages only (BasicPlan: detail::update_policy).

@@ -86,6 +86,36 @@ void post_send(const T* p, index_t count, std::size_t chunk, int peer, MPI_Comm 
 }
 }  // namespace detail
 
+namespace detail {
+/// The local runs of plan and the runs it receives from peers on `node`'s node, copied straight
+/// from src and from those peers' source arrays (in the window `node`) into dst, in one gathered
+/// pass through dst. The items depend on the plan and the source arrays: rebuilt and ordered (in
+/// ws) only when those change, so a repeated b = a between the same arrays only copies.
+template <class T, class R>
+void copy_local_and_node(const BasicPlan<R>& plan, std::span<const T> src, std::span<T> dst, Workspace& ws,
+                         const SharedSegment& node) {
+  auto on_node = [&](const Message& m) { return node.node().holds(m.peer); };
+  ws.copy_from.clear();
+  ws.copy_from.push_back(&plan);
+  ws.copy_from.push_back(plan.runs.data());
+  ws.copy_from.push_back(src.data());
+  for (const Message& m : plan.recvs)
+    if (on_node(m)) ws.copy_from.push_back(node.peer(m.peer));
+  if (ws.copy_from != ws.copied_from) {
+    ws.copies.clear();
+    auto gather = [&](const Message& m, const T* from) {
+      for (std::size_t k = m.first; k < m.first + m.nruns; ++k) ws.copies.push_back(copy_item(plan.runs[k], k, from));
+    };
+    gather(plan.local, src.data());
+    for (const Message& m : plan.recvs)
+      if (on_node(m)) gather(m, reinterpret_cast<const T*>(node.peer(m.peer)));
+    ws.copies_alone = order_gathered(std::span<CopyItem>(ws.copies));
+    ws.copied_from = ws.copy_from;
+  }
+  copy_gathered<T>(std::span<const R>(plan.runs), std::span<const CopyItem>(ws.copies), ws.copies_alone, dst.data());
+}
+}  // namespace detail
+
 /// Runs plan on this rank: src -> dst. Collective over comm (every rank of the plan calls it).
 /// Per step, and per round of pieces when plan.piece > 0, in the order of COSTA's
 /// exchange_async: post receives, pack, post sends, copy the local runs (once) while messages
@@ -120,26 +150,7 @@ void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
       copy(plan.runs_of(plan.local), src.data(), dst.data(), op);
       return;
     }
-    // The items depend on the plan and the source arrays: rebuilt and ordered only when those
-    // change, so a repeated b = a between the same arrays only copies.
-    ws.copy_from.clear();
-    ws.copy_from.push_back(&plan);
-    ws.copy_from.push_back(plan.runs.data());
-    ws.copy_from.push_back(src.data());
-    for (const Message& m : plan.recvs)
-      if (on_node(m)) ws.copy_from.push_back(node->peer(m.peer));
-    if (ws.copy_from != ws.copied_from) {
-      ws.copies.clear();
-      auto gather = [&](const Message& m, const T* from) {
-        for (std::size_t k = m.first; k < m.first + m.nruns; ++k) ws.copies.push_back(detail::copy_item(plan.runs[k], k, from));
-      };
-      gather(plan.local, src.data());
-      for (const Message& m : plan.recvs)
-        if (on_node(m)) gather(m, reinterpret_cast<const T*>(node->peer(m.peer)));
-      ws.copies_alone = order_gathered(std::span<CopyItem>(ws.copies));
-      ws.copied_from = ws.copy_from;
-    }
-    copy_gathered<T>(std::span<const R>(plan.runs), std::span<const CopyItem>(ws.copies), ws.copies_alone, dst.data());
+    detail::copy_local_and_node(plan, src, dst, ws, *node);
   };
   if (Op::assigns && ws.typed) {
     // Derived datatypes: MPI reads src and writes dst itself; no scratch, no rounds.

@@ -4,17 +4,20 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <span>
 #include <type_traits>
 #include <vector>
 
 #include <boost/hana/for_each.hpp>
+#include <boost/hana/size.hpp>
 #include <boost/hana/tuple.hpp>
 #include <boost/mpi/communicator.hpp>
 
 #include <redist/plan/plan.hpp>
 #include <redist/runtime/exchange.hpp>
+#include <redist/runtime/node.hpp>
 #include <redist/runtime/pack.hpp>
 #include <redist/runtime/scratch.hpp>
 #include <redist/runtime/store.hpp>
@@ -72,8 +75,9 @@ inline std::size_t align_up(std::size_t n) noexcept {
 
 /// The fused messages of parts (one per assignment, all on one communicator of nprocs ranks,
 /// this rank `rank`): peers in the order rank + 1, rank + 2, ... for sends and rank - 1, ... for
-/// receives, as a single plan's. O(P · parts + messages); no communication.
-inline FusedLayout fuse(std::span<const PartShape> parts, int rank, int nprocs) {
+/// receives, as a single plan's; none with the peers on `skip` (served from shared memory).
+/// O(P · parts + messages); no communication.
+inline FusedLayout fuse(std::span<const PartShape> parts, int rank, int nprocs, const Node* skip = nullptr) {
   FusedLayout f;
   f.rank = rank;
   f.nprocs = nprocs;
@@ -89,7 +93,7 @@ inline FusedLayout fuse(std::span<const PartShape> parts, int rank, int nprocs) 
     for (int d = 1; d < nprocs; ++d) {
       const int peer = sending ? (rank + d) % nprocs : (rank - d + nprocs) % nprocs;
       const auto& mine = by_peer[static_cast<std::size_t>(peer)];
-      if (mine.empty()) continue;
+      if (mine.empty() || (skip != nullptr && skip->holds(peer))) continue;
       FusedMessage m;
       m.peer = peer;
       m.first = segments.size();
@@ -125,11 +129,22 @@ struct FusedPart {
   std::span<const T> src;
   std::span<T> dst;
   Store store;
+  const SharedSegment* source = nullptr;  ///< src's part of a node window, or nullptr
+  index_t source_ld = 0;                  ///< the leading dimension src's layout was declared with (0: none)
+};
+
+/// A fused exchange's messages with every peer, and without the peers on this rank's node
+/// (whose pieces are copied from their shared memory when every part's source is in a window).
+struct FusedLayouts {
+  FusedLayout all, off_node;
 };
 
 /// The requests and scratch of a fused exchange, kept between runs so that a repeated one
 /// allocates nothing.
 struct FusedState {
+  const FusedLayout* active = nullptr;  ///< the messages of the current run
+  std::vector<Workspace> copies;        ///< per part: its gathered copies from node peers
+  MPI_Request node_barrier = MPI_REQUEST_NULL;  ///< node peers done reading this rank's sources
   Scratch buffer;
   std::vector<MPI_Request> recv_requests, send_requests;
   std::vector<std::size_t> owner;    ///< recv_requests[k] belongs to fused receive owner[k]
@@ -140,6 +155,33 @@ struct FusedState {
 };
 
 namespace detail {
+/// Whether every rank of `node` can serve its node peers from shared memory for every part (each
+/// source in a window of this node, assigned as it is, declared with one leading dimension across
+/// the node): one all-reduce on the node, with the MPI_Win_syncs MPI-3's memory model asks for
+/// around it (see execute_on_node). Collective on the node.
+template <class Parts>
+bool agree_on_node(Parts& parts, const Node& node) {
+  constexpr std::size_t K = decltype(boost::hana::size(parts))::value;
+  std::array<long long, 1 + 2 * K> mine{}, all{};
+  bool able = true;
+  std::size_t k = 0;
+  boost::hana::for_each(parts, [&](auto& p) {
+    able = able && p.store.assigns() && p.source != nullptr && &p.source->node() == &node &&
+           (p.src.empty() || static_cast<const void*>(p.source->data()) == static_cast<const void*>(p.src.data()));
+    mine[1 + 2 * k] = p.source_ld;
+    mine[2 + 2 * k] = -p.source_ld;
+    ++k;
+  });
+  mine[0] = able ? 0 : 1;
+  if (able) boost::hana::for_each(parts, [](auto& p) { p.source->sync(); });  // this rank's stores
+  check(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_LONG_LONG, MPI_MAX, node.comm),
+        "MPI_Allreduce");
+  bool agreed = all[0] == 0;
+  for (std::size_t j = 0; j < K; ++j) agreed = agreed && all[1 + 2 * j] == -all[2 + 2 * j];
+  if (agreed) boost::hana::for_each(parts, [](auto& p) { p.source->sync(); });  // the peers' stores
+  return agreed;
+}
+
 /// Calls f(part) for parts[k] of a hana tuple (k known at run time).
 template <class Parts, class F>
 void visit_part(Parts& parts, std::size_t k, F&& f) {
@@ -155,10 +197,13 @@ void visit_part(Parts& parts, std::size_t k, F&& f) {
 /// posts the sends, and copies every part's local runs. What arrives is unpacked by test() and
 /// wait(). parts: a hana tuple of FusedPart.
 template <class Parts>
-void start(const FusedLayout& f, Parts& parts, FusedState& s, const boost::mpi::communicator& comm,
-           std::size_t chunk_bytes = max_chunk_bytes) {
+void start(const FusedLayouts& layouts, Parts& parts, FusedState& s, const boost::mpi::communicator& comm,
+           const Node* node = nullptr, std::size_t chunk_bytes = max_chunk_bytes) {
   REDIST_EXPECTS(!s.in_flight, "redist: an exchange was started again before it completed");
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
+  const bool on_node = node != nullptr && node->size > 1 && detail::agree_on_node(parts, *node);
+  s.active = on_node ? &layouts.off_node : &layouts.all;
+  const FusedLayout& f = *s.active;
   std::byte* send_buf = s.buffer.reserve(f.send_bytes + f.recv_bytes);
   std::byte* recv_buf = send_buf + f.send_bytes;
   s.recv_requests.clear();
@@ -193,9 +238,14 @@ void start(const FusedLayout& f, Parts& parts, FusedState& s, const boost::mpi::
     }
     detail::post_send(from, static_cast<index_t>(m.bytes), chunk_bytes, m.peer, c, s.send_requests, fused_tag);
   }
+  std::size_t k = 0;
   boost::hana::for_each(parts, [&](auto& p) {
-    p.store([&](const auto& op) { copy(p.plan->runs_of(p.plan->local), p.src.data(), p.dst.data(), op); });
+    if (on_node) detail::copy_local_and_node(*p.plan, p.src, p.dst, s.copies[k], *p.source);
+    else p.store([&](const auto& op) { copy(p.plan->runs_of(p.plan->local), p.src.data(), p.dst.data(), op); });
+    ++k;
   });
+  // The node's ranks are done reading each other's sources when this barrier completes (test, wait).
+  if (on_node) detail::check(MPI_Ibarrier(node->comm, &s.node_barrier), "MPI_Ibarrier");
   s.left = f.recvs.size();
   s.in_flight = true;
 }
@@ -203,7 +253,8 @@ void start(const FusedLayout& f, Parts& parts, FusedState& s, const boost::mpi::
 namespace detail {
 /// Fused receive j has arrived whole: its segments unpacked into their parts' destinations.
 template <class Parts>
-void unpack_fused(const FusedLayout& f, Parts& parts, FusedState& s, std::size_t j) {
+void unpack_fused(Parts& parts, FusedState& s, std::size_t j) {
+  const FusedLayout& f = *s.active;
   const FusedMessage& m = f.recvs[j];
   --s.left;
   if (m.direct) return;
@@ -222,7 +273,7 @@ void unpack_fused(const FusedLayout& f, Parts& parts, FusedState& s, std::size_t
 /// Advances a started exchange without blocking: unpacks the receives that have arrived. Returns
 /// true once everything has arrived and every send has completed (then the exchange is over).
 template <class Parts>
-bool test(const FusedLayout& f, Parts& parts, FusedState& s) {
+bool test(Parts& parts, FusedState& s) {
   if (!s.in_flight) return true;
   if (s.left > 0 && !s.recv_requests.empty()) {
     s.done.resize(s.recv_requests.size());
@@ -232,20 +283,21 @@ bool test(const FusedLayout& f, Parts& parts, FusedState& s) {
                   "MPI_Testsome");
     for (int k = 0; k < count && count != MPI_UNDEFINED; ++k) {
       const std::size_t j = s.owner[static_cast<std::size_t>(s.done[static_cast<std::size_t>(k)])];
-      if (--s.pending[j] == 0) detail::unpack_fused(f, parts, s, j);
+      if (--s.pending[j] == 0) detail::unpack_fused(parts, s, j);
     }
   }
   if (s.left > 0) return false;
-  int sent = 1;
+  int sent = 1, read = 1;
   detail::check(MPI_Testall(static_cast<int>(s.send_requests.size()), s.send_requests.data(), &sent, MPI_STATUSES_IGNORE),
                 "MPI_Testall");
-  if (sent) s.in_flight = false;
-  return sent != 0;
+  detail::check(MPI_Test(&s.node_barrier, &read, MPI_STATUS_IGNORE), "MPI_Test");
+  if (sent && read) s.in_flight = false;
+  return sent && read;
 }
 
 /// Completes a started exchange: unpacks each receive as it arrives, then waits for the sends.
 template <class Parts>
-void wait(const FusedLayout& f, Parts& parts, FusedState& s) {
+void wait(Parts& parts, FusedState& s) {
   if (!s.in_flight) return;
   while (s.left > 0) {
     int k = MPI_UNDEFINED;
@@ -253,10 +305,11 @@ void wait(const FusedLayout& f, Parts& parts, FusedState& s) {
                   "MPI_Waitany");
     if (k == MPI_UNDEFINED) break;
     const std::size_t j = s.owner[static_cast<std::size_t>(k)];
-    if (--s.pending[j] == 0) detail::unpack_fused(f, parts, s, j);
+    if (--s.pending[j] == 0) detail::unpack_fused(parts, s, j);
   }
   detail::check(MPI_Waitall(static_cast<int>(s.send_requests.size()), s.send_requests.data(), MPI_STATUSES_IGNORE),
                 "MPI_Waitall");
+  detail::check(MPI_Wait(&s.node_barrier, MPI_STATUS_IGNORE), "MPI_Wait");
   s.in_flight = false;
 }
 
