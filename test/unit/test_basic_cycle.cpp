@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
@@ -355,4 +356,30 @@ TEST_CASE("The multi-phase method's phases and its errors", "[bcc][multiphase]")
   CHECK_THROWS_WITH(schedule::multiphase_phases(8, 5, 4, stages::one), Catch::Contains("requires s to divide t or t to divide s"));
   CHECK_THROWS_WITH(schedule::multiphase_phases(21, 3, 4, stages::two), Catch::Contains("to have a factor"));
   CHECK_THROWS_AS(index::BasicCycle(0, 3, 4), redist::error);
+}
+
+// Eq. (4) and (6), the data terms: the basic-cycle calculation moves each element once, (N/M) Td;
+// the multi-phase method once per phase, Σ (N/M) Td. Counted from the plans of every rank (elements
+// sent plus copied locally) on case 1, 2 and 3 pairs of Sec. 4 with N a multiple of lcm(s, t) · M.
+TEST_CASE("Eq. (4) and (6): BCC moves N/M elements per process, the multi-phase method N/M per phase", "[bcc][model]") {
+  struct Pair {
+    index_t s, t;
+    int m;
+    int phases;  // of the multi-phase method (automatic)
+  };
+  for (const Pair& c : {Pair{8, 5, 4, 2}, Pair{3, 2, 4, 2}, Pair{6, 4, 4, 2}, Pair{25, 20, 8, 2}, Pair{60, 3, 20, 1},
+                        Pair{3, 60, 20, 1}, Pair{4, 2, 4, 1}}) {
+    const index_t n = 2 * std::lcm(c.s, c.t) * c.m;
+    const CycMap from(Cyclic<dynamic>(c.s), n, c.m), to(Cyclic<dynamic>(c.t), n, c.m);
+    for (int r = 0; r < c.m; ++r) {
+      const CyclePlan bcc = plan_with(from, to, r, schedule::bcc);
+      const Plan& g = bcc.general;
+      CHECK(g.elements_sent() + g.local.size == n / c.m);
+      const MultiphasePlan mp = plan_with(from, to, r, schedule::multiphase);
+      REQUIRE(mp.stages() == c.phases);
+      index_t moved = mp.first.elements_sent() + mp.first.local.size;
+      if (mp.stages() == 2) moved += mp.second.elements_sent() + mp.second.local.size;
+      CHECK(moved == c.phases * n / c.m);
+    }
+  }
 }
