@@ -41,7 +41,7 @@ struct Pair1 {
   DistArray<T, DA> a;
   DistArray<T, DB> b;
   int tag;
-  T alpha{1}, beta{0};
+  T alpha{}, beta{};
   bool scaled = false, with_beta = false;
 
   Pair1(const mpi::communicator& world, std::mt19937_64& rng, int tag_)

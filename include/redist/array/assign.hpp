@@ -159,10 +159,16 @@ struct Normalized {
   T beta;
   bool has_beta;
 };
+/// 1 for the scalable element types; a value-initialized T (never used as a scalar) for others.
+template <class T>
+T unit() {
+  if constexpr (runtime::scalable<T>) return T{1};
+  else return T{};
+}
 template <class T, class E, class Dst>
 auto normalize(const E& e, const Dst&) {
-  if constexpr (DistributedArray<E>) return Normalized<PlainTerm<E>, T>{{e}, T{1}, T{}, false};
-  else return Normalized<E, T>{e, T{1}, T{}, false};
+  if constexpr (DistributedArray<E>) return Normalized<PlainTerm<E>, T>{{e}, unit<T>(), T{}, false};
+  else return Normalized<E, T>{e, unit<T>(), T{}, false};
 }
 template <class T, class E, class Dst>
 auto normalize(const Scaled<E, T>& e, const Dst&) {
