@@ -141,17 +141,7 @@ void check_term(const E& term, const Dst& dst, const char* call) {
                                                            "have the same element type");
   const A& a = term.array;
   if constexpr (traits::transposed) {
-    static_assert(Dst::rank() == 2 && !Dst::one_dimensional && A::rank() == 2,
-                  "redist: b = alpha * transpose(a) + beta * b requires 2-D arrays a and b");
-    static_assert(static_extents_agree<A, Dst, true>(), "redist: b = transpose(a) requires b's static extents to be a's swapped");
-    int cmp = MPI_UNEQUAL;
-    MPI_Comm_compare(static_cast<MPI_Comm>(a.comm()), static_cast<MPI_Comm>(dst.comm()), &cmp);
-    if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
-      report_error(std::string("redist::") + call + " requires a and b to be on the same communicator");
-    if (a.extent(0) != dst.extent(1) || a.extent(1) != dst.extent(0))
-      report_error(std::string("redist::") + call + " requires b's extents to be a's swapped (" + std::to_string(a.extent(0)) +
-                   " x " + std::to_string(a.extent(1)) + " -> " + std::to_string(dst.extent(0)) + " x " +
-                   std::to_string(dst.extent(1)) + ")");
+    check_transposed(a, dst, call);
   } else {
     check_compatible(a, dst, call);
   }

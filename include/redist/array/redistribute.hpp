@@ -107,6 +107,23 @@ void check_compatible(const A& src, const B& dst, const char* call) {
                  std::to_string(src.size()) + " vs " + std::to_string(dst.size()) + ")");
 }
 
+/// check_compatible's checks for b = transpose(a) (also scaled, or conjugated): 2-D arrays, one
+/// communicator, b's extents a's swapped. Made on every rank before any data moves.
+template <class A, class B>
+void check_transposed(const A& a, const B& dst, const char* call) {
+  static_assert(B::rank() == 2 && !B::one_dimensional && A::rank() == 2,
+                "redist: b = transpose(a) requires a and b to be 2-D arrays");
+  static_assert(static_extents_agree<A, B, true>(), "redist: b = transpose(a) requires b's static extents to be a's swapped");
+  int cmp = MPI_UNEQUAL;
+  MPI_Comm_compare(static_cast<MPI_Comm>(a.comm()), static_cast<MPI_Comm>(dst.comm()), &cmp);
+  if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
+    report_error(std::string("redist::") + call + " requires a and b to be on the same communicator");
+  if (a.extent(0) != dst.extent(1) || a.extent(1) != dst.extent(0))
+    report_error(std::string("redist::") + call + " requires b's extents to be a's swapped (" + std::to_string(a.extent(0)) +
+                 " x " + std::to_string(a.extent(1)) + " -> " + std::to_string(dst.extent(0)) + " x " +
+                 std::to_string(dst.extent(1)) + ")");
+}
+
 /// Refuses, on every rank, a source whose local memory overlaps the destination's on some rank
 /// (two views over one buffer, b = section(b, ...)): the exchange reads the source while it
 /// writes the destination. Sections of one array are exempt (SectionView checks that their
@@ -161,18 +178,8 @@ void redistribute(const TransposeView<A>& src, Dst& dst, S policy = {}, const op
   static_assert(std::is_same_v<typename A::value_type, typename Dst::value_type>,
                 "redist::redistribute(transpose(a), b) requires a and b to have the same element type");
   static_assert(SchedulePolicy<S>, "redist::redistribute(transpose(a), b, policy) requires policy to be a redist::schedule policy");
-  static_assert(Dst::rank() == 2 && !Dst::one_dimensional, "redist::redistribute(transpose(a), b) requires b to be a 2-D array");
-  static_assert(detail::static_extents_agree<A, Dst, true>(),
-                "redist::redistribute(transpose(a), b) requires b's static extents to be a's swapped");
   const auto& a = src.array;
-  int cmp = MPI_UNEQUAL;
-  MPI_Comm_compare(static_cast<MPI_Comm>(a.comm()), static_cast<MPI_Comm>(dst.comm()), &cmp);
-  if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
-    detail::report_error("redist::redistribute(transpose(a), b) requires a and b to be on the same communicator");
-  if (a.extent(0) != dst.extent(1) || a.extent(1) != dst.extent(0))
-    detail::report_error("redist::redistribute(transpose(a), b) requires b's extents to be a's swapped (" +
-                         std::to_string(a.extent(0)) + " x " + std::to_string(a.extent(1)) + " -> " +
-                         std::to_string(dst.extent(0)) + " x " + std::to_string(dst.extent(1)) + ")");
+  detail::check_transposed(a, dst, "redistribute(transpose(a), b)");
   if (static_cast<const void*>(&a) == static_cast<const void*>(&dst))
     detail::report_error("redist::redistribute(transpose(a), b) requires b to be another array than a");
   using From = Transposed<typename A::mapping_type>;
