@@ -1,6 +1,7 @@
 /// @file Defines the ScaLAPACK pdgemr2d baseline for 1-D arrays: an n×1 matrix on a P×1 process grid.
 #pragma once
 
+#include <dlfcn.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -25,6 +26,25 @@ void pdgemr2d_(const int* m, const int* n, const double* a, const int* ia, const
 }
 
 namespace redist::bench {
+
+/// PDGEMR2D's Fortran signature.
+using pdgemr2d_fn = void(const int*, const int*, const double*, const int*, const int*, const int*, double*, const int*,
+                         const int*, const int*, const int*);
+
+/// The `dropin` method's pdgemr2d_: libredist-scalapack's (issue 17), loaded privately
+/// (RTLD_LOCAL), so that the `pdgemr2d` method still calls ScaLAPACK's own. nullptr when the
+/// library was not built.
+inline pdgemr2d_fn* dropin_pdgemr2d() {
+#ifdef REDIST_BENCH_DROPIN_LIBRARY
+  static pdgemr2d_fn* const f = [] {
+    void* h = dlopen(REDIST_BENCH_DROPIN_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    return h == nullptr ? nullptr : reinterpret_cast<pdgemr2d_fn*>(dlsym(h, "pdgemr2d_"));
+  }();
+  return f;
+#else
+  return nullptr;
+#endif
+}
 
 /// True for the distributions ScaLAPACK can express as the rows of an n×1 matrix on a P×1 grid:
 /// Block (row block ceil(n/P)) and Cyclic<k> (row block k). GenBlock cannot be expressed.
@@ -88,11 +108,13 @@ inline void describe(int (&desc)[9], const BlacsGrids& grids, index_t n, index_t
 }
 
 /// pdgemr2d between two block-cyclic 1-D layouts given by their mappings (Block or Cyclic<k>,
-/// see scalapack_expressible). Descriptors are built once; a call is one pdgemr2d (collective).
+/// see scalapack_expressible). Descriptors are built once; a call is one pdgemr2d (collective):
+/// ScaLAPACK's, or f (the drop-in's).
 class Gemr2d {
  public:
   template <class From, class To>
-  Gemr2d(const BlacsGrids& grids, const From& from, const To& to) : n_{static_cast<int>(from.size())}, grids_{&grids} {
+  Gemr2d(const BlacsGrids& grids, const From& from, const To& to, pdgemr2d_fn* f = &pdgemr2d_)
+      : n_{static_cast<int>(from.size())}, grids_{&grids}, f_{f} {
     describe(desc_a_, grids, from.size(), from.block_size(), from.local_size(grids.myrow()));
     describe(desc_b_, grids, to.size(), to.block_size(), to.local_size(grids.myrow()));
   }
@@ -100,12 +122,13 @@ class Gemr2d {
   /// b = a: a and b are this rank's local arrays of the two layouts.
   void run(const double* a, double* b) const {
     const int one = 1, ctxt = grids_->row_context();
-    pdgemr2d_(&n_, &one, a, &one, &one, desc_a_, b, &one, &one, desc_b_, &ctxt);
+    f_(&n_, &one, a, &one, &one, desc_a_, b, &one, &one, desc_b_, &ctxt);
   }
 
  private:
   int n_;
   const BlacsGrids* grids_;
+  pdgemr2d_fn* f_;
   int desc_a_[9] = {};
   int desc_b_[9] = {};
 };

@@ -200,8 +200,9 @@ class AlltoallwMethod final : public IntoArray<A, B> {
 template <class A, class B>
 class Gemr2dMethod final : public IntoArray<A, B> {
  public:
-  Gemr2dMethod(const A& a, B b, const BlacsGrids& grids) : IntoArray<A, B>{a, std::move(b)}, grids_{&grids} {}
-  void setup() override { gemr2d_.emplace(*grids_, this->a_.mapping().linear(), this->b_.mapping().linear()); }
+  Gemr2dMethod(const A& a, B b, const BlacsGrids& grids, pdgemr2d_fn* f = &pdgemr2d_)
+      : IntoArray<A, B>{a, std::move(b)}, grids_{&grids}, f_{f} {}
+  void setup() override { gemr2d_.emplace(*grids_, this->a_.mapping().linear(), this->b_.mapping().linear(), f_); }
   void run() override { gemr2d_->run(this->a_.local().data(), this->b_.local().data()); }
   Cost cost() override {
     Cost c = traffic(general_plan(this->a_, this->b_), sizeof(double));
@@ -212,6 +213,7 @@ class Gemr2dMethod final : public IntoArray<A, B> {
 
  private:
   const BlacsGrids* grids_;
+  pdgemr2d_fn* f_;
   std::optional<Gemr2d> gemr2d_;
 };
 
@@ -288,17 +290,22 @@ void add_redist_methods(std::vector<MethodEntry>& e, const L* layouts) {
 }
 
 /// Every method that applies to the pair of layouts of L, in the order of the CSV:
-/// redist, redist:SCHEDULE (schedules.hpp: the policies that serve DS -> DD), pdgemr2d (when ScaLAPACK can express both layouts),
-/// alltoallv, alltoallv_onepass, alltoallw, memcpy, naive. Entries make their method from *L when called; listing
-/// names only, L may be null.
+/// redist, redist:SCHEDULE (schedules.hpp: the policies that serve DS -> DD), pdgemr2d and dropin (when ScaLAPACK can
+/// express both layouts; dropin when libredist-scalapack was built), alltoallv, alltoallv_onepass, alltoallw, memcpy,
+/// naive. Entries make their method from *L when called; listing names only, L may be null.
 template <class T, class DS, class DD>
 std::vector<MethodEntry> methods_1d(const Layouts1d<T, DS, DD>* L) {
   using A = DistArray<T, DS>;
   using B = DistArray<T, DD>;
   std::vector<MethodEntry> e;
   add_redist_methods<A, B, DS, DD>(e, L);
-  if constexpr (std::is_same_v<T, double> && scalapack_expressible<DS> && scalapack_expressible<DD>)
+  if constexpr (std::is_same_v<T, double> && scalapack_expressible<DS> && scalapack_expressible<DD>) {
     e.push_back({"pdgemr2d", [L] { return std::make_unique<Gemr2dMethod<A, B>>(*L->src, L->make_dst(), *L->grids); }});
+    if (dropin_pdgemr2d() != nullptr)
+      e.push_back({"dropin", [L] {
+                     return std::make_unique<Gemr2dMethod<A, B>>(*L->src, L->make_dst(), *L->grids, dropin_pdgemr2d());
+                   }});
+  }
   e.push_back({"alltoallv", [L] { return std::make_unique<AlltoallvMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"alltoallv_onepass", [L] { return std::make_unique<OnePassMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"alltoallw", [L] { return std::make_unique<AlltoallwMethod<A, B>>(*L->src, L->make_dst()); }});

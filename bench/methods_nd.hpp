@@ -1,4 +1,4 @@
-/// @file Defines the methods redist-bench measures on N-D arrays (redist and its schedules, pdgemr2d on 2-D descriptors, alltoallv, alltoallv_onepass, alltoallw, alltoallw_darray, memcpy, naive) and methods_nd, their table for one pair of layouts.
+/// @file Defines the methods redist-bench measures on N-D arrays (redist and its schedules, pdgemr2d and the drop-in's on 2-D descriptors, alltoallv, alltoallv_onepass, alltoallw, alltoallw_darray, memcpy, naive) and methods_nd, their table for one pair of layouts.
 #pragma once
 
 #include <array>
@@ -114,7 +114,8 @@ void describe_nd(int (&desc)[9], BlacsContexts& contexts, int rank, const M& m) 
 class Gemr2dNd {
  public:
   template <class From, class To>
-  Gemr2dNd(BlacsContexts& contexts, int all_ctxt, int rank, const From& from, const To& to) : all_ctxt_{all_ctxt} {
+  Gemr2dNd(BlacsContexts& contexts, int all_ctxt, int rank, const From& from, const To& to, pdgemr2d_fn* f = &pdgemr2d_)
+      : all_ctxt_{all_ctxt}, f_{f} {
     describe_nd(desc_a_, contexts, rank, from);
     describe_nd(desc_b_, contexts, rank, to);
     m_ = desc_a_[2];
@@ -122,11 +123,12 @@ class Gemr2dNd {
   }
   void run(const double* a, double* b) const {
     const int one = 1;
-    pdgemr2d_(&m_, &n_, a, &one, &one, desc_a_, b, &one, &one, desc_b_, &all_ctxt_);
+    f_(&m_, &n_, a, &one, &one, desc_a_, b, &one, &one, desc_b_, &all_ctxt_);
   }
 
  private:
   int all_ctxt_;
+  pdgemr2d_fn* f_;
   int m_ = 0, n_ = 0;
   int desc_a_[9] = {};
   int desc_b_[9] = {};
@@ -145,10 +147,10 @@ struct LayoutsNd {
 template <class A, class B>
 class Gemr2dNdMethod final : public IntoArray<A, B> {
  public:
-  Gemr2dNdMethod(const A& a, B b, BlacsContexts& contexts, const BlacsGrids& grids)
-      : IntoArray<A, B>{a, std::move(b)}, contexts_{&contexts}, grids_{&grids} {}
+  Gemr2dNdMethod(const A& a, B b, BlacsContexts& contexts, const BlacsGrids& grids, pdgemr2d_fn* f = &pdgemr2d_)
+      : IntoArray<A, B>{a, std::move(b)}, contexts_{&contexts}, grids_{&grids}, f_{f} {}
   void setup() override {
-    gemr2d_.emplace(*contexts_, grids_->row_context(), this->a_.comm().rank(), this->a_.mapping(), this->b_.mapping());
+    gemr2d_.emplace(*contexts_, grids_->row_context(), this->a_.comm().rank(), this->a_.mapping(), this->b_.mapping(), f_);
   }
   void run() override { gemr2d_->run(this->a_.local().data(), this->b_.local().data()); }
   Cost cost() override {
@@ -162,6 +164,7 @@ class Gemr2dNdMethod final : public IntoArray<A, B> {
  private:
   BlacsContexts* contexts_;
   const BlacsGrids* grids_;
+  pdgemr2d_fn* f_;
   std::optional<Gemr2dNd> gemr2d_;
 };
 
@@ -219,10 +222,16 @@ std::vector<MethodEntry> methods_nd(const LayoutsNd<A, B>* L) {
   using DD = typename B::distribution_type;
   std::vector<MethodEntry> e;
   add_redist_methods<A, B, DS, DD>(e, L);
-  if constexpr (std::is_same_v<T, double>)
+  if constexpr (std::is_same_v<T, double>) {
     e.push_back({"pdgemr2d", [L] {
                    return std::make_unique<Gemr2dNdMethod<A, B>>(*L->src, L->make_dst(), *L->contexts, *L->grids);
                  }});
+    if (dropin_pdgemr2d() != nullptr)
+      e.push_back({"dropin", [L] {
+                     return std::make_unique<Gemr2dNdMethod<A, B>>(*L->src, L->make_dst(), *L->contexts, *L->grids,
+                                                                   dropin_pdgemr2d());
+                   }});
+  }
   e.push_back({"alltoallv", [L] { return std::make_unique<AlltoallvMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"alltoallv_onepass", [L] { return std::make_unique<OnePassMethod<A, B>>(*L->src, L->make_dst()); }});
   e.push_back({"alltoallw", [L] { return std::make_unique<AlltoallwMethod<A, B>>(*L->src, L->make_dst()); }});

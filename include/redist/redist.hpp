@@ -6,6 +6,7 @@
 #include <boost/mpi/environment.hpp>
 
 #include <redist/config.hpp>
+#include <redist/dist/any.hpp>
 #include <redist/dist/block.hpp>
 #include <redist/dist/block_cyclic.hpp>
 #include <redist/dist/collapsed.hpp>

@@ -23,3 +23,19 @@ flags=${flags//-I$prefix/-I$root}
 mpicxx "$src/test/install/consumer/consumer.cpp" $flags -o "$work/pc_consumer"
 mpiexec -n 2 --oversubscribe "$work/pc_consumer"
 echo "ok: pkg-config redist: $flags"
+
+# libredist-scalapack, when built, is installed with ScaLAPACK's names exported.
+if [ -e "$build/lib/libredist-scalapack.so" ]; then
+  lib=$(find "$root" -name 'libredist-scalapack.so*' -type f | head -n 1)
+  test -n "$lib" || { echo "libredist-scalapack.so was built but not installed"; exit 1; }
+  nm -D --defined-only "$lib" | grep -q ' T pdgemr2d_$' || { echo "$lib does not export pdgemr2d_"; exit 1; }
+  echo "ok: $lib exports pdgemr2d_"
+fi
+
+# libredist-c and redist/c.h: a C program built against the installed header and library.
+clib=$(find "$root" -name 'libredist-c.so' | head -n 1)
+test -n "$clib" || { echo "libredist-c.so was not installed"; exit 1; }
+inc=$(dirname "$(dirname "$(find "$root" -path '*/redist/c.h' | head -n 1)")")
+mpicc "$src/example/c_api.c" -I"$inc" -L"$(dirname "$clib")" -lredist-c -Wl,-rpath,"$(dirname "$clib")" -o "$work/c_api"
+mpiexec -n 2 --oversubscribe "$work/c_api" >/dev/null
+echo "ok: C interface from $clib"

@@ -6,6 +6,8 @@
 #include <boost/mp11/list.hpp>
 #include <catch2/catch.hpp>
 
+#include <redist/dist/any.hpp>
+
 #include "../support/oracle.hpp"
 #include "../support/random_dists.hpp"
 #include "../support/simulator.hpp"
@@ -76,5 +78,49 @@ TEST_CASE("No message to self, one message per communicating pair, contiguous me
     for (const Message& m : p.recvs) CHECK(m.direct);
     CHECK(p.send_scratch == 0);
     CHECK(p.recv_scratch == 0);
+  }
+}
+
+namespace {
+/// A random AnyDist for n elements on P processes: Block, Cyclic(k), GenBlock (empty parts
+/// included) or, on one process, Collapsed; and its oracle (the chosen distribution's).
+std::pair<AnyDist, redist::test::Layout> random_any(index_t n, int nprocs, std::mt19937_64& rng) {
+  switch (rng() % (nprocs == 1 ? 4 : 3)) {
+    case 0: return {AnyDist{Block{}}, redist::test::oracle(Block{}, n, nprocs)};
+    case 1: {
+      const Cyclic<> d = redist::test::make_dist<Cyclic<>>(n, nprocs, rng);
+      return {AnyDist{d}, redist::test::oracle(d, n, nprocs)};
+    }
+    case 2: {
+      const GenBlock d = redist::test::make_dist<GenBlock>(n, nprocs, rng);
+      return {AnyDist{d}, redist::test::oracle(d, n, nprocs)};
+    }
+    default: return {AnyDist{Collapsed{}}, redist::test::oracle(Block{}, n, 1)};
+  }
+}
+}  // namespace
+
+TEST_CASE("AnyDist answers as the distribution it holds, and its pairs are exact in the simulation", "[simulate][any]") {
+  std::mt19937_64 rng(2026);
+  for (int t = 0; t < 300; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % (t < 100 ? 7 : 64));
+    const index_t n = static_cast<index_t>(rng() % (t < 100 ? 40 : 5000));
+    const auto [from, src] = random_any(n, nprocs, rng);
+    const auto [to, dst] = random_any(n, nprocs, rng);
+    const AnyDist::mapping mf(from, n, nprocs), mt(to, n, nprocs);
+    INFO("n = " << n << ", P = " << nprocs << ", kinds " << from.get().index() << " -> " << to.get().index());
+    // Every element where the oracle puts it, and back.
+    for (int p = 0; p < nprocs; ++p) {
+      REQUIRE(mf.local_size(p) == static_cast<index_t>(src.globals[p].size()));
+      for (std::size_t l = 0; l < src.globals[p].size(); ++l) {
+        const index_t g = src.globals[p][l];
+        REQUIRE(mf.owner(g) == p);
+        REQUIRE(mf.local_index(g) == static_cast<index_t>(l));
+        REQUIRE(mf.global_index(p, static_cast<index_t>(l)) == g);
+      }
+    }
+    const auto res = redist::test::simulate(mf, mt, src, dst);
+    INFO(res.failure);
+    REQUIRE(res.ok);
   }
 }

@@ -1,0 +1,100 @@
+/* redist's C interface (libredist-c): layouts stated at run time (HPF-style per dimension, or a
+ * ScaLAPACK descriptor), plans between two layouts on an MPI communicator, run on the caller's
+ * buffers. For C, Fortran (bind(C)) and Python (ctypes) callers; C++ callers use the typed API.
+ *
+ * Every function returns REDIST_SUCCESS (0) or REDIST_ERROR; redist_error_message() then gives
+ * the message of this thread's last failed call (it names the parameter). Nothing calls exit or
+ * abort. The collective functions (redist_plan_create, redist_plan_execute) fail on every rank
+ * alike, before any data moves, when any rank's arguments are wrong. See doc/c-api.md. */
+#ifndef REDIST_C_H
+#define REDIST_C_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define REDIST_C_API __attribute__((visibility("default")))
+#else
+#define REDIST_C_API
+#endif
+
+enum { REDIST_SUCCESS = 0, REDIST_ERROR = 1 };
+
+/* The distribution of one dimension. */
+enum {
+  REDIST_BLOCK = 0,     /* HPF BLOCK: ceil(n / P) elements per process */
+  REDIST_CYCLIC = 1,    /* HPF CYCLIC(block) */
+  REDIST_GEN_BLOCK = 2, /* HPF GEN_BLOCK(sizes): sizes[p] elements on process p of the dimension */
+  REDIST_COLLAPSED = 3  /* not distributed (the grid's extent must be 1) */
+};
+
+/* The order of a grid's processes (row-major: the last coordinate varies fastest, as BLACS
+ * "Row") and of a process's local storage (column-major: the first index varies fastest, as
+ * Fortran and ScaLAPACK). */
+enum { REDIST_ROW_MAJOR = 0, REDIST_COLUMN_MAJOR = 1 };
+
+/* One dimension of a layout. */
+typedef struct redist_dim {
+  int kind;             /* REDIST_BLOCK, REDIST_CYCLIC, REDIST_GEN_BLOCK or REDIST_COLLAPSED */
+  int64_t extent;       /* global extent, >= 0 */
+  int64_t block;        /* CYCLIC's block size, > 0 (ignored for the other kinds) */
+  const int64_t* sizes; /* GEN_BLOCK: nprocs sizes summing to extent (copied; ignored otherwise) */
+  int nprocs;           /* the grid's extent along this dimension, > 0 */
+  int offset;           /* the grid coordinate of the first block (ScaLAPACK's RSRC/CSRC), in [0, nprocs) */
+} redist_dim;
+
+typedef struct redist_layout_s* redist_layout;
+typedef struct redist_plan_s* redist_plan;
+
+/* A layout of ndims (1 to 4) dimensions on a grid of dims[0].nprocs x ... processes, numbered
+ * grid_order on ranks grid_first, grid_first + 1, ... of the communicator, each process storing
+ * its elements in storage_order with the given leading dimension (0: tight). Not collective. */
+REDIST_C_API int redist_layout_create(int ndims, const redist_dim* dims, int grid_order, int grid_first, int storage_order,
+                         int64_t leading_dimension, redist_layout* layout);
+
+/* The layout of a ScaLAPACK descriptor (DTYPE 1; this rank's LLD) on an nprow x npcol grid
+ * numbered grid_order from rank grid_first. A rank outside the grid may pass any descriptor with
+ * the same global values. Not collective. */
+REDIST_C_API int redist_layout_from_descriptor(const int desc[9], int nprow, int npcol, int grid_order, int grid_first,
+                                  redist_layout* layout);
+
+/* The number of elements this rank of comm stores for layout (its buffer's size; 0 outside the
+ * grid). Not collective. */
+REDIST_C_API int redist_layout_local_size(redist_layout layout, MPI_Comm comm, int64_t* elements);
+
+/* Frees a layout and sets *layout to NULL (a plan keeps what it needs). NULL is allowed. */
+REDIST_C_API int redist_layout_free(redist_layout* layout);
+
+/* The plan of from -> to on comm for elements of element_size bytes (1, 2, 4, 8 or 16), built
+ * without communication but agreed on its first run. Collective: every rank of comm calls it
+ * with layouts of the same global values. */
+REDIST_C_API int redist_plan_create(redist_layout from, redist_layout to, MPI_Comm comm, size_t element_size, redist_plan* plan);
+
+/* dst = src: src holds this rank's elements of `from` (redist_layout_local_size of them), dst
+ * receives its elements of `to`. Collective over the plan's communicator. The first run checks
+ * that every rank made the same plan. */
+REDIST_C_API int redist_plan_execute(redist_plan plan, const void* src, void* dst);
+
+/* Frees a plan and sets *plan to NULL. NULL is allowed. Not collective. */
+REDIST_C_API int redist_plan_free(redist_plan* plan);
+
+/* redist_layout_local_size and redist_plan_create with the communicator's Fortran handle
+ * (MPI_Comm_c2f; Fortran's integer communicators, mpi4py's comm.py2f()), for Fortran and Python
+ * callers, whose handles are not C's. */
+REDIST_C_API int redist_layout_local_size_f(redist_layout layout, MPI_Fint comm, int64_t* elements);
+REDIST_C_API int redist_plan_create_f(redist_layout from, redist_layout to, MPI_Fint comm, size_t element_size,
+                                      redist_plan* plan);
+
+/* The message of this thread's last failed call ("" when none failed). */
+REDIST_C_API const char* redist_error_message(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* REDIST_C_H */

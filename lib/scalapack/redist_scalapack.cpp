@@ -1,0 +1,363 @@
+/// @file libredist-scalapack: ScaLAPACK's redistribution routines (P?GEMR2D, P?TRMR2D, P?TRAN*)
+/// with ScaLAPACK's own names and argument lists, computed by redist. Linked before ScaLAPACK (or
+/// preloaded), it replaces ScaLAPACK's routines in a program that changes no line. A call redist
+/// cannot serve (a BLACS context it cannot express, or arguments ScaLAPACK would reject) goes to
+/// ScaLAPACK's own routine, found with dlsym(RTLD_NEXT), on every process of the call alike, so
+/// that errors are reported exactly as ScaLAPACK reports them.
+#define OMPI_SKIP_MPICXX 1  // MPI's C++ bindings are not used (and warn under -Wextra)
+#include <dlfcn.h>
+
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include <redist/interop/blacs.hpp>
+#include <redist/redist.hpp>
+
+#define REDIST_EXPORT extern "C" __attribute__((visibility("default")))
+
+extern "C" {
+void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myrow, int* mycol);
+}
+
+namespace {
+
+using redist::index_t;
+using namespace redist::scalapack;
+
+// ---------------------------------------------------------------------------------------------
+// The communicator of a BLACS context.
+//
+// ScaLAPACK's redistribution routines are collective over a context (P?GEMR2D's ictxt, P?TRAN's
+// context of A and C). The BLACS keep, for each context, the MPI communicator of all its
+// processes (its "all" scope), numbered row-major on the context's grid. Its layout is that of
+// BLACS/SRC/Bdef.h (unchanged since BLACS 1.1); `context_comm` checks it against
+// Cblacs_gridinfo before using it, and declines (ScaLAPACK's routine serves) when it disagrees.
+struct BlacsScope {
+  MPI_Comm comm;
+  int scp_id, max_id, min_id;
+  int np, iam;
+};
+struct BlacsContext {
+  BlacsScope rscp, cscp, ascp, pscp;
+};
+}  // namespace
+extern "C" BlacsContext** BI_MyContxts;
+
+namespace {
+
+/// The attribute of a context's communicator holding redist's duplicate of it; freed with it.
+int dup_keyval() {
+  static const int key = [] {
+    int k = MPI_KEYVAL_INVALID;
+    auto free_dup = [](MPI_Comm, int, void* value, void*) -> int {
+      auto* dup = static_cast<MPI_Comm*>(value);
+      MPI_Comm_free(dup);
+      delete dup;
+      return MPI_SUCCESS;
+    };
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_dup, &k, nullptr);
+    return k;
+  }();
+  return key;
+}
+
+/// This process in context ctxt: its grid and position, from Cblacs_gridinfo.
+struct InContext {
+  int nprow = -1, npcol = -1, myrow = -1, mycol = -1;
+  bool in() const { return myrow >= 0 && mycol >= 0 && nprow > 0 && npcol > 0; }
+};
+InContext info(int ctxt) {
+  InContext c;
+  if (ctxt >= 0) Cblacs_gridinfo(ctxt, &c.nprow, &c.npcol, &c.myrow, &c.mycol);
+  return c;
+}
+
+/// redist's own communicator for context ctxt (a duplicate of the context's, made on its first
+/// use and freed with it: redist's messages never meet the BLACS' or the caller's), or
+/// MPI_COMM_NULL when this process is not in ctxt or the BLACS' context is not as expected.
+/// Collective over the context on its first use.
+MPI_Comm context_comm(int ctxt) {
+  const InContext c = info(ctxt);
+  if (!c.in() || BI_MyContxts == nullptr || BI_MyContxts[ctxt] == nullptr) return MPI_COMM_NULL;
+  const BlacsScope& all = BI_MyContxts[ctxt]->ascp;
+  int size = -1, rank = -1;
+  if (all.comm == MPI_COMM_NULL || MPI_Comm_size(all.comm, &size) != MPI_SUCCESS || MPI_Comm_rank(all.comm, &rank) != MPI_SUCCESS)
+    return MPI_COMM_NULL;
+  if (size != c.nprow * c.npcol || rank != c.myrow * c.npcol + c.mycol || all.np != size || all.iam != rank)
+    return MPI_COMM_NULL;
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(all.comm, dup_keyval(), &value, &found);
+  if (found) return *static_cast<MPI_Comm*>(value);
+  auto* dup = new MPI_Comm;
+  MPI_Comm_dup(all.comm, dup);
+  MPI_Comm_set_attr(all.comm, dup_keyval(), dup);
+  return *dup;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which calls redist served (REDIST_SCALAPACK_LOG=file: one line per call, appended).
+
+void log_call(const char* routine, bool by_redist, const std::string& why = {}) {
+  static const char* path = std::getenv("REDIST_SCALAPACK_LOG");
+  if (path == nullptr || *path == '\0') return;
+  if (std::FILE* f = std::fopen(path, "a")) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::fprintf(f, "%d %s %s%s%s\n", rank, routine, by_redist ? "redist" : "scalapack", why.empty() ? "" : ": ",
+                 why.c_str());
+    std::fclose(f);
+  }
+}
+
+/// True while ScaLAPACK's own routine runs for a call redist declined: ScaLAPACK's Fortran
+/// routines call its C ones (pdgemr2d_ calls Cpdgemr2d), which then go straight to ScaLAPACK too.
+thread_local bool in_scalapack = false;
+
+/// ScaLAPACK's own routine `name`: the next definition after this library's.
+template <class F>
+F* next_routine(const char* name) {
+  void* f = dlsym(RTLD_NEXT, name);
+  if (f == nullptr) {
+    std::fprintf(stderr, "libredist-scalapack: %s: redist cannot serve this call and ScaLAPACK's %s is not linked\n",
+                 name, name);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return reinterpret_cast<F*>(f);
+}
+
+/// ScaLAPACK's routine serves the call (logged, unless it is ScaLAPACK's own inner call).
+void decline(const char* name, const std::string& why, auto&& fallback) {
+  if (in_scalapack) {
+    fallback();
+    return;
+  }
+  log_call(name, false, why);
+  in_scalapack = true;
+  try {
+    fallback();
+  } catch (...) {
+    in_scalapack = false;
+    throw;
+  }
+  in_scalapack = false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// P?GEMR2D and P?TRMR2D.
+
+/// The rows and columns of this process's part of B's m x n window at (ib, jb) (1-based) that
+/// P?TRMR2D leaves alone: outside the trapezoid uplo/diag of the window. f(local offset) for each.
+template <class F>
+void outside_trapezoid(char uplo, char diag, int m, int n, int ib, int jb, const Descriptor& d, const InContext& c,
+                       F&& f) {
+  const bool upper = uplo == 'U' || uplo == 'u', unit = diag == 'U' || diag == 'u';
+  const index_t rows = numroc(d.m, d.mb, c.myrow, d.rsrc, c.nprow), cols = numroc(d.n, d.nb, c.mycol, d.csrc, c.npcol);
+  auto global = [](index_t l, int nb, int me, int src, int np) {
+    return (l / nb * np + (me - src + np) % np) * nb + l % nb;
+  };
+  for (index_t lj = 0; lj < cols; ++lj) {
+    const index_t j = global(lj, d.nb, c.mycol, d.csrc, c.npcol) - (jb - 1);
+    if (j < 0 || j >= n) continue;
+    for (index_t li = 0; li < rows; ++li) {
+      const index_t i = global(li, d.mb, c.myrow, d.rsrc, c.nprow) - (ib - 1);
+      if (i < 0 || i >= m) continue;
+      const index_t k = upper ? j - i : i - j;  // distance into the trapezoid from its diagonal
+      if (k < 0 || (unit && k == 0)) f(li + lj * static_cast<index_t>(d.lld));
+    }
+  }
+}
+
+/// B(ib.., jb..) = A(ia.., ja..) (m x n) by redist over ictxt's communicator; for P?TRMR2D
+/// (uplo != 0) the elements of B's window outside the trapezoid keep their values. Returns false,
+/// on every process of ictxt alike, when redist cannot serve the call (why says why).
+template <class T>
+bool redist_mr2d(char uplo, char diag, int m, int n, const T* a, int ia, int ja, const int* desca, T* b, int ib,
+                 int jb, const int* descb, int ictxt, std::string& why) {
+  const MPI_Comm comm = context_comm(ictxt);
+  // Every process of ictxt reaches the same verdict: the layout check is the same code on every
+  // process, and the rest is agreed by gemr2d's own all-gather and all-reduce.
+  int usable = comm != MPI_COMM_NULL ? 1 : 0;
+  if (!usable) {
+    why = "the BLACS context " + std::to_string(ictxt) + " is not as redist expects";
+    return false;
+  }
+  // P?TRMR2D: keep the elements of B's window outside the trapezoid.
+  static thread_local std::vector<T> kept;
+  kept.clear();
+  const InContext cb = info(descb != nullptr ? descb[1] : -1);
+  if (uplo != 0 && cb.in() && m > 0 && n > 0 && b != nullptr) {
+    const Descriptor d(descb);
+    outside_trapezoid(uplo, diag, m, n, ib, jb, d, cb, [&](index_t k) { kept.push_back(b[k]); });
+  }
+  try {
+    redist::scalapack::gemr2d<T>(m, n, a, ia, ja, desca, b, ib, jb, descb, comm);
+  } catch (const redist::error& e) {
+    why = e.what();
+    return false;
+  }
+  if (!kept.empty()) {
+    const Descriptor d(descb);
+    std::size_t at = 0;
+    outside_trapezoid(uplo, diag, m, n, ib, jb, d, cb, [&](index_t k) { b[k] = kept[at++]; });
+  }
+  return true;
+}
+
+template <class T>
+using gemr2d_f = void(const int*, const int*, const T*, const int*, const int*, const int*, T*, const int*,
+                      const int*, const int*, const int*);
+template <class T>
+using trmr2d_f = void(const char*, const char*, const int*, const int*, const T*, const int*, const int*, const int*,
+                      T*, const int*, const int*, const int*, const int*);
+template <class T>
+using cgemr2d_f = void(int, int, T*, int, int, int*, T*, int, int, int*, int);
+template <class T>
+using ctrmr2d_f = void(char*, char*, int, int, T*, int, int, int*, T*, int, int, int*, int);
+
+template <class T>
+void gemr2d(const char* name, int m, int n, const T* a, int ia, int ja, const int* desca, T* b, int ib, int jb,
+            const int* descb, int ictxt, auto&& fallback) {
+  std::string why;
+  if (!in_scalapack && redist_mr2d<T>(0, 0, m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, why)) {
+    log_call(name, true);
+    return;
+  }
+  decline(name, why, fallback);
+}
+
+template <class T>
+void trmr2d(const char* name, char uplo, char diag, int m, int n, const T* a, int ia, int ja, const int* desca, T* b,
+            int ib, int jb, const int* descb, int ictxt, auto&& fallback) {
+  std::string why;
+  const bool upper = uplo == 'U' || uplo == 'u', lower = uplo == 'L' || uplo == 'l';
+  const bool unit = diag == 'U' || diag == 'u', nonunit = diag == 'N' || diag == 'n';
+  if (!in_scalapack && (upper || lower) && (unit || nonunit) &&
+      redist_mr2d<T>(upper ? 'U' : 'L', unit ? 'U' : 'N', m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, why)) {
+    log_call(name, true);
+    return;
+  }
+  decline(name, why.empty() ? "uplo or diag is not one of ScaLAPACK's" : why, fallback);
+}
+
+// ---------------------------------------------------------------------------------------------
+// P?TRAN, P?TRANU, P?TRANC: sub(C) := beta * sub(C) + alpha * op(sub(A)), A and C in one context.
+
+template <class T, bool Conj>
+bool redist_tran(int m, int n, T alpha, const T* a, int ia, int ja, const int* desca, T beta, T* c, int ic, int jc,
+                 const int* descc, std::string& why) {
+  const int ctxt = desca != nullptr ? desca[1] : -1;
+  const InContext in = info(ctxt);
+  if (!in.in()) {  // PBLAS: a process outside the context does nothing
+    why = "not in the context";
+    return false;
+  }
+  const MPI_Comm comm = context_comm(ctxt);
+  if (comm == MPI_COMM_NULL) {
+    why = "the BLACS context " + std::to_string(ctxt) + " is not as redist expects";
+    return false;
+  }
+  // Checks a process makes alone (ScaLAPACK requires the same values on every process), agreed
+  // with one all-reduce so that every process of the context declines alike.
+  const Descriptor da = desca[0] == 1 ? Descriptor(desca) : Descriptor{};
+  const Descriptor dc = descc != nullptr && descc[0] == 1 ? Descriptor(descc) : Descriptor{};
+  int bad = desca[0] != 1 || dc.ctxt != ctxt || m < 0 || n < 0 || ia < 1 || ja < 1 || ic < 1 || jc < 1 ||
+            ia - 1 + n > da.m || ja - 1 + m > da.n || ic - 1 + m > dc.m || jc - 1 + n > dc.n;
+  int any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm);
+  if (any_bad) {
+    why = "arguments ScaLAPACK checks itself (descriptors, context, windows)";
+    return false;
+  }
+  try {
+    // The context's communicator numbers its processes row-major on its grid.
+    const BlacsGrid g{in.nprow, in.npcol, redist::Order::row_major, 0};
+    if (m == 0 || n == 0) return true;
+    auto va = make_dist_view<const T>(a, comm, da, g);
+    auto vc = make_dist_view<T>(c, comm, dc, g);
+    auto sa = redist::section(va, std::pair{ia - 1, ia - 1 + n}, std::pair{ja - 1, ja - 1 + m});
+    auto sc = redist::section(vc, std::pair{ic - 1, ic - 1 + m}, std::pair{jc - 1, jc - 1 + n});
+    if constexpr (Conj) sc = alpha * redist::conj_transpose(sa) + beta * sc;
+    else sc = alpha * redist::transpose(sa) + beta * sc;
+  } catch (const redist::error& e) {
+    why = e.what();
+    return false;
+  }
+  return true;
+}
+
+template <class T, bool Conj>
+void tran(const char* name, int m, int n, T alpha, const T* a, int ia, int ja, const int* desca, T beta, T* c, int ic,
+          int jc, const int* descc, auto&& fallback) {
+  std::string why;
+  if (!in_scalapack && redist_tran<T, Conj>(m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc, why)) {
+    log_call(name, true);
+    return;
+  }
+  decline(name, why, fallback);
+}
+
+template <class T>
+using tran_f = void(const int*, const int*, const T*, const T*, const int*, const int*, const int*, const T*, T*,
+                    const int*, const int*, const int*);
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The exported routines: Fortran names (arguments by reference) and ScaLAPACK's C names.
+
+#define REDIST_MR2D(p, T)                                                                                               \
+  REDIST_EXPORT void p##gemr2d_(const int* m, const int* n, const T* a, const int* ia, const int* ja,                   \
+                                const int* desca, T* b, const int* ib, const int* jb, const int* descb,                 \
+                                const int* ictxt) {                                                                     \
+    gemr2d<T>(#p "gemr2d_", *m, *n, a, *ia, *ja, desca, b, *ib, *jb, descb, *ictxt, [&] {                               \
+      next_routine<gemr2d_f<T>>(#p "gemr2d_")(m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt);                         \
+    });                                                                                                                 \
+  }                                                                                                                     \
+  REDIST_EXPORT void p##trmr2d_(const char* uplo, const char* diag, const int* m, const int* n, const T* a,             \
+                                const int* ia, const int* ja, const int* desca, T* b, const int* ib, const int* jb,     \
+                                const int* descb, const int* ictxt) {                                                   \
+    trmr2d<T>(#p "trmr2d_", *uplo, *diag, *m, *n, a, *ia, *ja, desca, b, *ib, *jb, descb, *ictxt, [&] {                 \
+      next_routine<trmr2d_f<T>>(#p "trmr2d_")(uplo, diag, m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt);             \
+    });                                                                                                                 \
+  }                                                                                                                     \
+  REDIST_EXPORT void C##p##gemr2d(int m, int n, T* a, int ia, int ja, int* desca, T* b, int ib, int jb, int* descb,     \
+                                  int gcontext) {                                                                       \
+    gemr2d<T>("C" #p "gemr2d", m, n, a, ia, ja, desca, b, ib, jb, descb, gcontext, [&] {                                \
+      next_routine<cgemr2d_f<T>>("C" #p "gemr2d")(m, n, a, ia, ja, desca, b, ib, jb, descb, gcontext);                  \
+    });                                                                                                                 \
+  }                                                                                                                     \
+  REDIST_EXPORT void C##p##trmr2d(char* uplo, char* diag, int m, int n, T* a, int ia, int ja, int* desca, T* b,         \
+                                  int ib, int jb, int* descb, int gcontext) {                                           \
+    trmr2d<T>("C" #p "trmr2d", *uplo, *diag, m, n, a, ia, ja, desca, b, ib, jb, descb, gcontext, [&] {                  \
+      next_routine<ctrmr2d_f<T>>("C" #p "trmr2d")(uplo, diag, m, n, a, ia, ja, desca, b, ib, jb, descb, gcontext);      \
+    });                                                                                                                 \
+  }
+
+REDIST_MR2D(ps, float)
+REDIST_MR2D(pd, double)
+REDIST_MR2D(pc, std::complex<float>)
+REDIST_MR2D(pz, std::complex<double>)
+REDIST_MR2D(pi, int)
+
+#define REDIST_TRAN(name, T, Conj)                                                                                      \
+  REDIST_EXPORT void name##_(const int* m, const int* n, const T* alpha, const T* a, const int* ia, const int* ja,     \
+                             const int* desca, const T* beta, T* c, const int* ic, const int* jc, const int* descc) {   \
+    tran<T, Conj>(#name "_", *m, *n, *alpha, a, *ia, *ja, desca, *beta, c, *ic, *jc, descc, [&] {                       \
+      next_routine<tran_f<T>>(#name "_")(m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc);                        \
+    });                                                                                                                 \
+  }
+
+REDIST_TRAN(pstran, float, false)
+REDIST_TRAN(pdtran, double, false)
+REDIST_TRAN(pctranu, std::complex<float>, false)
+REDIST_TRAN(pztranu, std::complex<double>, false)
+REDIST_TRAN(pctranc, std::complex<float>, true)
+REDIST_TRAN(pztranc, std::complex<double>, true)

@@ -1,0 +1,163 @@
+/* The C interface (redist/c.h) from C, at any number of processes: a 1-D GEN_BLOCK -> CYCLIC(4)
+ * case, a 2-D case from (BLOCK, COLLAPSED) rows with a padded leading dimension to a ScaLAPACK
+ * descriptor's layout, and errors: each is checked element by element against local -> global
+ * index formulas written here, independent of redist. Exits non-zero on any failure. */
+#include <redist/c.h>
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+static int rank = 0, nprocs = 1;
+
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    if (!(cond)) {                                         \
+      fprintf(stderr, "rank %d: FAIL %s: ", rank, #cond);  \
+      fprintf(stderr, __VA_ARGS__);                        \
+      fprintf(stderr, "\n");                               \
+      ++failures;                                          \
+    }                                                      \
+  } while (0)
+
+#define OK(call) CHECK((call) == REDIST_SUCCESS, "%s", redist_error_message())
+
+/* Global index of local element l of process p: CYCLIC(k) from process src of P. */
+static int64_t cyclic_global(int64_t l, int64_t k, int p, int src, int P) {
+  return ((l / k) * P + (p - src + P) % P) * k + l % k;
+}
+
+static void one_d(void) {
+  /* GEN_BLOCK: process p holds 3 + 5p elements, process 1 none. */
+  int64_t* sizes = malloc(sizeof(int64_t) * (size_t)nprocs);
+  int64_t n = 0, first = 0;
+  for (int p = 0; p < nprocs; ++p) {
+    sizes[p] = p == 1 ? 0 : 3 + 5 * p;
+    if (p < rank) first += sizes[p];
+    n += sizes[p];
+  }
+  redist_dim gen = {REDIST_GEN_BLOCK, n, 0, sizes, nprocs, 0};
+  redist_dim cyc = {REDIST_CYCLIC, n, 4, NULL, nprocs, 0};
+  redist_layout from = NULL, to = NULL;
+  OK(redist_layout_create(1, &gen, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &from));
+  OK(redist_layout_create(1, &cyc, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &to));
+  free(sizes); /* the layout keeps its own copy */
+  int64_t ns = -1, nd = -1;
+  OK(redist_layout_local_size(from, MPI_COMM_WORLD, &ns));
+  OK(redist_layout_local_size(to, MPI_COMM_WORLD, &nd));
+  CHECK(ns == (rank == 1 ? 0 : 3 + 5 * rank), "GEN_BLOCK local size %lld", (long long)ns);
+  double* a = malloc(sizeof(double) * (size_t)(ns + 1));
+  double* b = malloc(sizeof(double) * (size_t)(nd + 1));
+  for (int64_t l = 0; l < ns; ++l) a[l] = (double)(first + l);
+  redist_plan plan = NULL;
+  OK(redist_plan_create(from, to, MPI_COMM_WORLD, sizeof(double), &plan));
+  for (int rep = 0; rep < 2; ++rep) {
+    for (int64_t l = 0; l < nd; ++l) b[l] = -1;
+    OK(redist_plan_execute(plan, a, b));
+    for (int64_t l = 0; l < nd; ++l)
+      CHECK(b[l] == (double)cyclic_global(l, 4, rank, 0, nprocs), "1-D b[%lld] = %g", (long long)l, b[l]);
+  }
+  OK(redist_plan_free(&plan));
+  CHECK(plan == NULL, "plan_free sets NULL");
+  OK(redist_layout_free(&from));
+  OK(redist_layout_free(&to));
+  free(a);
+  free(b);
+}
+
+static void two_d(void) {
+  /* m x n rows on P x 1 (BLOCK, COLLAPSED), column-major storage with leading dimension ld ->
+   * a ScaLAPACK descriptor's layout: 3 x 2 blocks on a pr x pc grid, RSRC = 1 when pr > 1. */
+  const int64_t m = 29, n = 13;
+  const int64_t rows_per = (m + nprocs - 1) / nprocs;
+  const int64_t my_rows = rank * rows_per >= m ? 0 : (m - rank * rows_per < rows_per ? m - rank * rows_per : rows_per);
+  const int64_t ld = rows_per + 2;
+  redist_dim rows[2] = {{REDIST_BLOCK, m, 0, NULL, nprocs, 0}, {REDIST_COLLAPSED, n, 0, NULL, 1, 0}};
+  redist_layout from = NULL, to = NULL;
+  OK(redist_layout_create(2, rows, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, ld, &from));
+  const int pr = nprocs % 2 == 0 ? 2 : 1, pc = nprocs / pr;
+  const int myrow = rank / pc, mycol = rank % pc; /* row-major grid */
+  const int rsrc = pr > 1 ? 1 : 0;
+  /* NUMROC by hand */
+  int64_t locr = 0, locc = 0;
+  for (int64_t i = 0; i < m; ++i) locr += ((i / 3) + rsrc) % pr == myrow;
+  for (int64_t j = 0; j < n; ++j) locc += (j / 2) % pc == mycol;
+  const int lld = (int)(locr > 0 ? locr : 1) + 1;
+  const int desc[9] = {1, 0, (int)m, (int)n, 3, 2, rsrc, 0, lld};
+  OK(redist_layout_from_descriptor(desc, pr, pc, REDIST_ROW_MAJOR, 0, &to));
+  int64_t ns = -1, nd = -1;
+  OK(redist_layout_local_size(from, MPI_COMM_WORLD, &ns));
+  OK(redist_layout_local_size(to, MPI_COMM_WORLD, &nd));
+  CHECK(ns == (my_rows > 0 ? ld * n : 0), "rows' local size %lld", (long long)ns);
+  CHECK(nd == (locr > 0 && locc > 0 ? (int64_t)lld * locc : 0), "descriptor's local size %lld", (long long)nd);
+  double* a = malloc(sizeof(double) * (size_t)(ns + 1));
+  double* b = malloc(sizeof(double) * (size_t)(nd + 1));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < my_rows; ++i) a[i + j * ld] = (double)((rank * rows_per + i) * 1000 + j);
+  redist_plan plan = NULL;
+  OK(redist_plan_create(from, to, MPI_COMM_WORLD, sizeof(double), &plan));
+  for (int64_t k = 0; k < nd; ++k) b[k] = -1;
+  OK(redist_plan_execute(plan, a, b));
+  for (int64_t lj = 0; lj < locc; ++lj)
+    for (int64_t li = 0; li < locr; ++li) {
+      const int64_t gi = cyclic_global(li, 3, myrow, rsrc, pr), gj = cyclic_global(lj, 2, mycol, 0, pc);
+      CHECK(b[li + lj * lld] == (double)(gi * 1000 + gj), "2-D b(%lld, %lld) = %g", (long long)gi, (long long)gj,
+            b[li + lj * lld]);
+    }
+  for (int64_t lj = 0; lj < locc; ++lj) CHECK(b[locr + lj * lld] == -1, "padding written at column %lld", (long long)lj);
+  OK(redist_plan_free(&plan));
+  OK(redist_layout_free(&from));
+  OK(redist_layout_free(&to));
+  free(a);
+  free(b);
+}
+
+static void errors(void) {
+  redist_layout l = NULL, good = NULL;
+  redist_dim bad = {7, 10, 0, NULL, nprocs, 0};
+  CHECK(redist_layout_create(1, &bad, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &l) == REDIST_ERROR, "bad kind");
+  CHECK(strstr(redist_error_message(), "dims[0].kind") != NULL, "message: %s", redist_error_message());
+  CHECK(l == NULL, "no layout on error");
+  redist_dim zero = {REDIST_CYCLIC, 10, 0, NULL, nprocs, 0};
+  CHECK(redist_layout_create(1, &zero, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &l) == REDIST_ERROR, "block 0");
+  CHECK(strstr(redist_error_message(), "dims[0].block must be > 0") != NULL, "message: %s", redist_error_message());
+  int64_t two[2] = {3, 4};
+  redist_dim sum = {REDIST_GEN_BLOCK, 10, 0, two, 2, 0};
+  CHECK(redist_layout_create(1, &sum, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &l) == REDIST_ERROR, "sizes sum");
+  CHECK(strstr(redist_error_message(), "sum to extent") != NULL, "message: %s", redist_error_message());
+  /* A plan with an element size that one rank gets wrong: every rank fails, naming it. */
+  redist_dim ok = {REDIST_BLOCK, 100, 0, NULL, nprocs, 0};
+  OK(redist_layout_create(1, &ok, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &good));
+  redist_plan plan = NULL;
+  const size_t size = rank == nprocs - 1 ? 3 : 8;
+  CHECK(redist_plan_create(good, good, MPI_COMM_WORLD, size, &plan) == REDIST_ERROR, "element_size 3 on one rank");
+  CHECK(strstr(redist_error_message(), "element_size") != NULL, "message: %s", redist_error_message());
+  CHECK(plan == NULL, "no plan on error");
+  /* A grid larger than the communicator: every rank fails before any data moves. */
+  redist_dim big = {REDIST_BLOCK, 100, 0, NULL, nprocs + 1, 0};
+  redist_layout wide = NULL;
+  OK(redist_layout_create(1, &big, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &wide));
+  CHECK(redist_plan_create(good, wide, MPI_COMM_WORLD, 8, &plan) == REDIST_ERROR, "grid larger than comm");
+  CHECK(strstr(redist_error_message(), "grid") != NULL, "message: %s", redist_error_message());
+  CHECK(redist_plan_execute(NULL, NULL, NULL) == REDIST_ERROR, "NULL plan");
+  OK(redist_layout_free(&good));
+  OK(redist_layout_free(&wide));
+  OK(redist_layout_free(NULL));
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  one_d();
+  two_d();
+  errors();
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("capi: %s (%d failures, %d processes)\n", all == 0 ? "ok" : "FAILED", all, nprocs);
+  MPI_Finalize();
+  return all == 0 ? 0 : 1;
+}

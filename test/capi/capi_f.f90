@@ -1,0 +1,193 @@
+! The C interface (redist/c.h) from Fortran through bind(C): a 1-D GEN_BLOCK -> CYCLIC(4) and a
+! 2-D (CYCLIC(2), BLOCK) -> (BLOCK, CYCLIC(3)) redistribution of doubles, checked element by
+! element against index formulas written here, and one error read back as a Fortran string.
+module redist_c
+  use iso_c_binding
+  implicit none
+  integer(c_int), parameter :: REDIST_SUCCESS = 0, REDIST_BLOCK = 0, REDIST_CYCLIC = 1, REDIST_GEN_BLOCK = 2
+  integer(c_int), parameter :: REDIST_ROW_MAJOR = 0, REDIST_COLUMN_MAJOR = 1
+
+  type, bind(C) :: redist_dim
+    integer(c_int) :: kind
+    integer(c_int64_t) :: extent
+    integer(c_int64_t) :: block
+    type(c_ptr) :: sizes
+    integer(c_int) :: nprocs
+    integer(c_int) :: offset
+  end type redist_dim
+
+  interface
+    integer(c_int) function redist_layout_create(ndims, dims, grid_order, grid_first, storage_order, ld, layout) &
+        bind(C, name='redist_layout_create')
+      import :: c_int, c_int64_t, c_ptr, redist_dim
+      integer(c_int), value :: ndims, grid_order, grid_first, storage_order
+      type(redist_dim), intent(in) :: dims(*)
+      integer(c_int64_t), value :: ld
+      type(c_ptr), intent(out) :: layout
+    end function
+    integer(c_int) function redist_layout_local_size_f(layout, comm, elements) bind(C, name='redist_layout_local_size_f')
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: layout
+      integer(c_int), value :: comm
+      integer(c_int64_t), intent(out) :: elements
+    end function
+    integer(c_int) function redist_plan_create_f(from, to, comm, element_size, plan) bind(C, name='redist_plan_create_f')
+      import :: c_int, c_size_t, c_ptr
+      type(c_ptr), value :: from, to
+      integer(c_int), value :: comm
+      integer(c_size_t), value :: element_size
+      type(c_ptr), intent(out) :: plan
+    end function
+    integer(c_int) function redist_plan_execute(plan, src, dst) bind(C, name='redist_plan_execute')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, src, dst
+    end function
+    integer(c_int) function redist_plan_free(plan) bind(C, name='redist_plan_free')
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: plan
+    end function
+    integer(c_int) function redist_layout_free(layout) bind(C, name='redist_layout_free')
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: layout
+    end function
+    type(c_ptr) function redist_error_message() bind(C, name='redist_error_message')
+      import :: c_ptr
+    end function
+    integer(c_size_t) function c_strlen(s) bind(C, name='strlen')
+      import :: c_size_t, c_ptr
+      type(c_ptr), value :: s
+    end function
+  end interface
+
+contains
+
+  ! The message of the last failed call, as a Fortran string.
+  function error_message() result(msg)
+    character(len=:), allocatable :: msg
+    character(kind=c_char), pointer :: chars(:)
+    type(c_ptr) :: p
+    integer :: i, n
+    p = redist_error_message()
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate (character(len=n) :: msg)
+    do i = 1, n
+      msg(i:i) = chars(i)
+    end do
+  end function error_message
+end module redist_c
+
+program capi_f
+  use redist_c
+  implicit none
+  include 'mpif.h'  ! not `use mpi`: Debian's ompi-fort.pc does not name the directory of mpi.mod
+  integer :: ierr, rank, nprocs, failures, total, p
+  integer(c_int64_t) :: n, first, ns, nd, l
+  integer(c_int64_t), allocatable, target :: sizes(:)
+  type(redist_dim) :: dims(2)
+  type(c_ptr) :: from, to, plan
+  real(c_double), allocatable, target :: a(:), b(:)
+
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  failures = 0
+
+  ! 1-D: GEN_BLOCK (process p holds 2 + 3p elements) -> CYCLIC(4).
+  allocate (sizes(nprocs))
+  n = 0
+  first = 0
+  do p = 0, nprocs - 1
+    sizes(p + 1) = 2 + 3 * p
+    if (p < rank) first = first + sizes(p + 1)
+    n = n + sizes(p + 1)
+  end do
+  call layouts(1, [redist_dim(REDIST_GEN_BLOCK, n, 0_c_int64_t, c_loc(sizes), nprocs, 0)], &
+               [redist_dim(REDIST_CYCLIC, n, 4_c_int64_t, c_null_ptr, nprocs, 0)], from, to, ns, nd)
+  allocate (a(max(ns, 1_c_int64_t)), b(max(nd, 1_c_int64_t)))
+  do l = 1, ns
+    a(l) = real(first + l - 1, c_double)
+  end do
+  b = -1
+  call must(redist_plan_create_f(from, to, MPI_COMM_WORLD, 8_c_size_t, plan))
+  call must(redist_plan_execute(plan, c_loc(a), c_loc(b)))
+  do l = 0, nd - 1
+    if (abs(b(l + 1) - real(((l / 4) * nprocs + rank) * 4 + mod(l, 4_c_int64_t), c_double)) > 0) failures = failures + 1
+  end do
+  call must(redist_plan_free(plan))
+  call must(redist_layout_free(from))
+  call must(redist_layout_free(to))
+  deallocate (a, b)
+
+  ! 2-D on 1 x P: (COLLAPSED rows, CYCLIC(2) columns) -> (COLLAPSED, BLOCK), column-major.
+  call two_d()
+
+  ! An error: a CYCLIC block of 0, read back as a Fortran string that names the parameter.
+  dims(1) = redist_dim(REDIST_CYCLIC, 10_c_int64_t, 0_c_int64_t, c_null_ptr, nprocs, 0)
+  if (redist_layout_create(1, dims, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0_c_int64_t, from) == REDIST_SUCCESS) &
+    failures = failures + 1
+  if (index(error_message(), 'dims[0].block must be > 0') == 0) then
+    print *, 'unexpected message: ', error_message()
+    failures = failures + 1
+  end if
+
+  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank == 0) print '(a, i0, a, i0, a)', 'capi_f: ', total, ' failures on ', nprocs, ' processes'
+  call MPI_Finalize(ierr)
+  if (total /= 0) stop 1
+
+contains
+
+  subroutine must(code)
+    integer(c_int), intent(in) :: code
+    if (code /= REDIST_SUCCESS) then
+      print *, 'rank ', rank, ': ', error_message()
+      failures = failures + 1
+    end if
+  end subroutine must
+
+  ! The layouts df -> dt (column-major storage on row-major grids from rank 0) and this rank's
+  ! local sizes of both.
+  subroutine layouts(ndims, df, dt, from, to, ns, nd)
+    integer(c_int), intent(in) :: ndims
+    type(redist_dim), intent(in) :: df(ndims), dt(ndims)
+    type(c_ptr), intent(out) :: from, to
+    integer(c_int64_t), intent(out) :: ns, nd
+    call must(redist_layout_create(ndims, df, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0_c_int64_t, from))
+    call must(redist_layout_create(ndims, dt, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0_c_int64_t, to))
+    call must(redist_layout_local_size_f(from, MPI_COMM_WORLD, ns))
+    call must(redist_layout_local_size_f(to, MPI_COMM_WORLD, nd))
+  end subroutine layouts
+
+  subroutine two_d()
+    integer(c_int64_t), parameter :: m = 7, nc = 23
+    integer(c_int64_t) :: ns2, nd2, i, j, gj, cols, per
+    type(c_ptr) :: f2, t2, p2
+    real(c_double), allocatable, target :: x(:), y(:)
+    type(redist_dim) :: rows
+    rows = redist_dim(3, m, 0_c_int64_t, c_null_ptr, 1, 0)  ! REDIST_COLLAPSED
+    call layouts(2, [rows, redist_dim(REDIST_CYCLIC, nc, 2_c_int64_t, c_null_ptr, nprocs, 0)], &
+                 [rows, redist_dim(REDIST_BLOCK, nc, 0_c_int64_t, c_null_ptr, nprocs, 0)], f2, t2, ns2, nd2)
+    allocate (x(max(ns2, 1_c_int64_t)), y(max(nd2, 1_c_int64_t)))
+    cols = ns2 / m
+    do j = 0, cols - 1
+      gj = ((j / 2) * nprocs + rank) * 2 + mod(j, 2_c_int64_t)
+      do i = 0, m - 1
+        x(1 + i + j * m) = real(i * 1000 + gj, c_double)
+      end do
+    end do
+    y = -1
+    call must(redist_plan_create_f(f2, t2, MPI_COMM_WORLD, 8_c_size_t, p2))
+    call must(redist_plan_execute(p2, c_loc(x), c_loc(y)))
+    per = (nc + nprocs - 1) / nprocs
+    do j = 0, nd2 / m - 1
+      do i = 0, m - 1
+        if (abs(y(1 + i + j * m) - real(i * 1000 + rank * per + j, c_double)) > 0) failures = failures + 1
+      end do
+    end do
+    call must(redist_plan_free(p2))
+    call must(redist_layout_free(f2))
+    call must(redist_layout_free(t2))
+  end subroutine two_d
+
+end program capi_f

@@ -1,0 +1,77 @@
+"""The Python module over the C interface (python/redist.py), under mpirun: Block -> Cyclic(4)
+on NumPy arrays, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, and
+errors raised on every rank alike. Values are checked against index formulas written here."""
+import sys
+
+import numpy as np
+from mpi4py import MPI
+
+import redist
+
+comm = MPI.COMM_WORLD
+rank, P = comm.Get_rank(), comm.Get_size()
+failures = 0
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print(f"rank {rank}: FAIL {what}", file=sys.stderr)
+
+
+# 1-D: Block -> Cyclic(4), n = 1000.
+n = 1000
+a = redist.Layout(redist.block(n, P))
+b = redist.Layout(redist.cyclic(n, 4, P))
+per = -(-n // P)
+x = np.arange(rank * per, min(n, (rank + 1) * per), dtype=np.float64)
+check(x.size == a.local_size(comm), "block local size")
+y = np.full(b.local_size(comm), -1.0)
+plan = redist.Plan(a, b, comm, np.float64)
+plan(x, y)
+l = np.arange(y.size)
+check(np.array_equal(y, ((l // 4) * P + rank) * 4 + l % 4), "1-D values")
+
+# 2-D: a 21 x 17 matrix in 2 x 3 blocks on a 1 x P grid (descriptor, LLD 23) -> (COLLAPSED,
+# GEN_BLOCK) columns, int32 elements, Fortran order.
+m, nc = 21, 17
+desc = [1, 0, m, nc, 2, 3, 0, 0, 23]
+src = redist.Layout.from_descriptor(desc, 1, P)
+sizes = [nc // P + (1 if p < nc % P else 0) for p in range(P)]
+dst = redist.Layout(redist.collapsed(m), redist.gen_block(sizes))
+A = np.full((23, max(1, src.local_size(comm) // 23)), -5, dtype=np.int32, order="F")
+for lj in range(A.shape[1]):
+    gj = ((lj // 3) * P + rank) * 3 + lj % 3
+    if gj < nc:
+        A[:m, lj] = np.arange(m) * 1000 + gj
+B = np.zeros((m, sizes[rank]), dtype=np.int32, order="F")
+redist.Plan(src, dst, comm, np.int32)(A, B)
+first = sum(sizes[:rank])
+expect = np.arange(m)[:, None] * 1000 + (first + np.arange(sizes[rank]))[None, :]
+check(np.array_equal(B, expect), "2-D values")
+
+# Errors: a bad layout names the parameter; a short buffer on one rank fails on every rank.
+try:
+    redist.Layout(redist.cyclic(10, 0, P))
+    check(False, "cyclic(10, 0) accepted")
+except redist.Error as e:
+    check("dims[0].block must be > 0" in str(e), f"message {e}")
+if comm.allreduce(y.size, op=MPI.MIN) > 0:
+    short = y[:-1] if rank == P - 1 else y
+    try:
+        plan(x, short)
+        check(False, "a short buffer on the last rank accepted")
+    except redist.Error as e:
+        last = comm.bcast(y.size, root=P - 1)
+        check(f"dst must hold at least {last} elements on rank {P - 1}" in str(e), f"message {e}")
+try:
+    redist.Plan(a, b, comm, np.dtype("V3"))
+    check(False, "3-byte elements accepted")
+except redist.Error as e:
+    check("element_size" in str(e), f"message {e}")
+
+total = comm.allreduce(failures)
+if rank == 0:
+    print(f"python: {'ok' if total == 0 else 'FAILED'} ({total} failures, {P} processes)")
+sys.exit(0 if total == 0 else 1)
