@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -133,6 +134,19 @@ F* next_routine(const char* name) {
   return reinterpret_cast<F*>(f);
 }
 
+/// Runs f, which must not throw across the C boundary: an exception other than redist::error
+/// (which the callers turn into a declined call) is a failure of this process, reported and
+/// ended with MPI_Abort, as ScaLAPACK ends on its own errors.
+template <class F>
+void at_c_boundary(const char* name, F&& f) noexcept {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "libredist-scalapack: %s: %s\n", name, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+}
+
 /// ScaLAPACK's routine serves the call (logged, unless it is ScaLAPACK's own inner call).
 void decline(const char* name, const std::string& why, auto&& fallback) {
   if (in_scalapack) {
@@ -189,13 +203,17 @@ bool redist_mr2d(char uplo, char diag, int m, int n, const T* a, int ia, int ja,
     why = "the BLACS context " + std::to_string(ictxt) + " is not as redist expects";
     return false;
   }
-  // P?TRMR2D: keep the elements of B's window outside the trapezoid.
+  // P?TRMR2D: keep the elements of B's window outside the trapezoid. Only from a descriptor that
+  // describes B's local matrix (gemr2d rejects the others on every rank, and then writes nothing).
   static thread_local std::vector<T> kept;
   kept.clear();
   const InContext cb = info(descb != nullptr ? descb[1] : -1);
-  if (uplo != 0 && cb.in() && m > 0 && n > 0 && b != nullptr) {
+  bool keep = false;
+  if (uplo != 0 && cb.in() && m > 0 && n > 0 && b != nullptr && descb[0] == 1) {
     const Descriptor d(descb);
-    outside_trapezoid(uplo, diag, m, n, ib, jb, d, cb, [&](index_t k) { kept.push_back(b[k]); });
+    keep = d.mb > 0 && d.nb > 0 && d.m >= 0 && d.n >= 0 && d.rsrc >= 0 && d.rsrc < cb.nprow && d.csrc >= 0 &&
+           d.csrc < cb.npcol && d.lld >= std::max<index_t>(1, numroc(d.m, d.mb, cb.myrow, d.rsrc, cb.nprow));
+    if (keep) outside_trapezoid(uplo, diag, m, n, ib, jb, d, cb, [&](index_t k) { kept.push_back(b[k]); });
   }
   try {
     redist::scalapack::gemr2d<T>(m, n, a, ia, ja, desca, b, ib, jb, descb, comm);
@@ -203,10 +221,9 @@ bool redist_mr2d(char uplo, char diag, int m, int n, const T* a, int ia, int ja,
     why = e.what();
     return false;
   }
-  if (!kept.empty()) {
-    const Descriptor d(descb);
+  if (keep) {
     std::size_t at = 0;
-    outside_trapezoid(uplo, diag, m, n, ib, jb, d, cb, [&](index_t k) { b[k] = kept[at++]; });
+    outside_trapezoid(uplo, diag, m, n, ib, jb, Descriptor(descb), cb, [&](index_t k) { b[k] = kept[at++]; });
   }
   return true;
 }
@@ -225,26 +242,30 @@ using ctrmr2d_f = void(char*, char*, int, int, T*, int, int, int*, T*, int, int,
 template <class T>
 void gemr2d(const char* name, int m, int n, const T* a, int ia, int ja, const int* desca, T* b, int ib, int jb,
             const int* descb, int ictxt, auto&& fallback) {
-  std::string why;
-  if (!in_scalapack && redist_mr2d<T>(0, 0, m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, why)) {
-    log_call(name, true);
-    return;
-  }
-  decline(name, why, fallback);
+  at_c_boundary(name, [&] {
+    std::string why;
+    if (!in_scalapack && redist_mr2d<T>(0, 0, m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, why)) {
+      log_call(name, true);
+      return;
+    }
+    decline(name, why, fallback);
+  });
 }
 
 template <class T>
 void trmr2d(const char* name, char uplo, char diag, int m, int n, const T* a, int ia, int ja, const int* desca, T* b,
             int ib, int jb, const int* descb, int ictxt, auto&& fallback) {
-  std::string why;
-  const bool upper = uplo == 'U' || uplo == 'u', lower = uplo == 'L' || uplo == 'l';
-  const bool unit = diag == 'U' || diag == 'u', nonunit = diag == 'N' || diag == 'n';
-  if (!in_scalapack && (upper || lower) && (unit || nonunit) &&
-      redist_mr2d<T>(upper ? 'U' : 'L', unit ? 'U' : 'N', m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, why)) {
-    log_call(name, true);
-    return;
-  }
-  decline(name, why.empty() ? "uplo or diag is not one of ScaLAPACK's" : why, fallback);
+  at_c_boundary(name, [&] {
+    std::string why;
+    const bool upper = uplo == 'U' || uplo == 'u', lower = uplo == 'L' || uplo == 'l';
+    const bool unit = diag == 'U' || diag == 'u', nonunit = diag == 'N' || diag == 'n';
+    if (!in_scalapack && (upper || lower) && (unit || nonunit) &&
+        redist_mr2d<T>(upper ? 'U' : 'L', unit ? 'U' : 'N', m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, why)) {
+      log_call(name, true);
+      return;
+    }
+    decline(name, why.empty() ? "uplo or diag is not one of ScaLAPACK's" : why, fallback);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -296,12 +317,14 @@ bool redist_tran(int m, int n, T alpha, const T* a, int ia, int ja, const int* d
 template <class T, bool Conj>
 void tran(const char* name, int m, int n, T alpha, const T* a, int ia, int ja, const int* desca, T beta, T* c, int ic,
           int jc, const int* descc, auto&& fallback) {
-  std::string why;
-  if (!in_scalapack && redist_tran<T, Conj>(m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc, why)) {
-    log_call(name, true);
-    return;
-  }
-  decline(name, why, fallback);
+  at_c_boundary(name, [&] {
+    std::string why;
+    if (!in_scalapack && redist_tran<T, Conj>(m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc, why)) {
+      log_call(name, true);
+      return;
+    }
+    decline(name, why, fallback);
+  });
 }
 
 template <class T>
