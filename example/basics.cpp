@@ -1,5 +1,6 @@
 // The 1-D public surface of redist in one program: distributions as types, DistArray, b = a,
-// redistribute with a schedule policy, plans held by the user, and the errors bad input raises.
+// redistribute with a schedule policy, plans held by the user, a distribution chosen at run time
+// (AnyDist), and the errors bad input raises.
 #include <cstdio>
 #include <vector>
 
@@ -59,6 +60,15 @@ int main(int argc, char* argv[]) {
   for (index_t l = 0; l < g_block.local_size(); ++l)
     ok = ok && g_block.local()[l] == static_cast<double>(g_block.global_index(l));
   ok = ok && f_last.local_size() == (world.rank() == world.size() - 1 ? n : 0);
+
+  // A distribution chosen at run time (read from input, say): AnyDist holds a Block, Cyclic<>,
+  // GenBlock or Collapsed and answers as the one it holds (the C interface's layouts are these).
+  for (const redist::AnyDist& chosen : {redist::AnyDist{redist::Cyclic<>{5}}, redist::AnyDist{redist::GenBlock{sizes}}}) {
+    redist::DistArray<double, redist::AnyDist> h_any(world, n, chosen);
+    h_any = g_block;
+    for (index_t l = 0; l < h_any.local_size(); ++l)
+      ok = ok && h_any.local()[l] == static_cast<double>(h_any.global_index(l));
+  }
 
   // Bad input throws redist::error on every rank before any data moves.
   try {

@@ -167,22 +167,24 @@ void decline(const char* name, const std::string& why, auto&& fallback) {
 // ---------------------------------------------------------------------------------------------
 // P?GEMR2D and P?TRMR2D.
 
-/// The rows and columns of this process's part of B's m x n window at (ib, jb) (1-based) that
-/// P?TRMR2D leaves alone: outside the trapezoid uplo/diag of the window. f(local offset) for each.
+/// The elements of this process's part of B's m x n window at (ib, jb) (1-based) that P?TRMR2D
+/// leaves alone: outside the trapezoid uplo/diag of the window. f(local offset) for each, in
+/// local order. Rows and columns are CYCLIC(MB) and CYCLIC(NB) from RSRC and CSRC (Cyclic's own
+/// mapping, at the grid coordinate relative to the source); the window's rows are found once.
 template <class F>
 void outside_trapezoid(char uplo, char diag, int m, int n, int ib, int jb, const Descriptor& d, const InContext& c,
                        F&& f) {
   const bool upper = uplo == 'U' || uplo == 'u', unit = diag == 'U' || diag == 'u';
-  const index_t rows = numroc(d.m, d.mb, c.myrow, d.rsrc, c.nprow), cols = numroc(d.n, d.nb, c.mycol, d.csrc, c.npcol);
-  auto global = [](index_t l, int nb, int me, int src, int np) {
-    return (l / nb * np + (me - src + np) % np) * nb + l % nb;
-  };
-  for (index_t lj = 0; lj < cols; ++lj) {
-    const index_t j = global(lj, d.nb, c.mycol, d.csrc, c.npcol) - (jb - 1);
+  const redist::Cyclic<>::mapping rows(redist::Cyclic<>{d.mb}, d.m, c.nprow), cols(redist::Cyclic<>{d.nb}, d.n, c.npcol);
+  const int prow = (c.myrow - d.rsrc + c.nprow) % c.nprow, pcol = (c.mycol - d.csrc + c.npcol) % c.npcol;
+  static thread_local std::vector<std::pair<index_t, index_t>> window_rows;  // (local row, row in the window)
+  window_rows.clear();
+  for (index_t li = 0; li < rows.local_size(prow); ++li)
+    if (const index_t i = rows.global_index(prow, li) - (ib - 1); i >= 0 && i < m) window_rows.emplace_back(li, i);
+  for (index_t lj = 0; lj < cols.local_size(pcol); ++lj) {
+    const index_t j = cols.global_index(pcol, lj) - (jb - 1);
     if (j < 0 || j >= n) continue;
-    for (index_t li = 0; li < rows; ++li) {
-      const index_t i = global(li, d.mb, c.myrow, d.rsrc, c.nprow) - (ib - 1);
-      if (i < 0 || i >= m) continue;
+    for (const auto& [li, i] : window_rows) {
       const index_t k = upper ? j - i : i - j;  // distance into the trapezoid from its diagonal
       if (k < 0 || (unit && k == 0)) f(li + lj * static_cast<index_t>(d.lld));
     }
@@ -286,18 +288,16 @@ bool redist_tran(int m, int n, T alpha, const T* a, int ia, int ja, const int* d
     return false;
   }
   // Checks a process makes alone (ScaLAPACK requires the same values on every process), agreed
-  // with one all-reduce so that every process of the context declines alike.
+  // (detail::agree, one all-reduce) so that every process of the context declines alike.
   const Descriptor da = desca[0] == 1 ? Descriptor(desca) : Descriptor{};
   const Descriptor dc = descc != nullptr && descc[0] == 1 ? Descriptor(descc) : Descriptor{};
-  int bad = desca[0] != 1 || dc.ctxt != ctxt || m < 0 || n < 0 || ia < 1 || ja < 1 || ic < 1 || jc < 1 ||
-            ia - 1 + n > da.m || ja - 1 + m > da.n || ic - 1 + m > dc.m || jc - 1 + n > dc.n;
-  int any_bad = 0;
-  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm);
-  if (any_bad) {
-    why = "arguments ScaLAPACK checks itself (descriptors, context, windows)";
-    return false;
-  }
+  std::optional<std::string> local;
+  if (desca[0] != 1 || dc.ctxt != ctxt) local = "desca and descc must be dense descriptors of one context";
+  else if (m < 0 || n < 0 || ia < 1 || ja < 1 || ic < 1 || jc < 1 || ia - 1 + n > da.m || ja - 1 + m > da.n ||
+           ic - 1 + m > dc.m || jc - 1 + n > dc.n)
+    local = "the windows must fit their matrices";
   try {
+    redist::detail::agree(boost::mpi::communicator(comm, boost::mpi::comm_attach), "p?tran", {}, local);
     // The context's communicator numbers its processes row-major on its grid.
     const BlacsGrid g{in.nprow, in.npcol, redist::Order::row_major, 0};
     if (m == 0 || n == 0) return true;
