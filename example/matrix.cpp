@@ -1,9 +1,11 @@
 // N-D arrays on process grids: a matrix in ScaLAPACK layouts (block-cyclic, source offsets,
 // leading dimension), a change of grid and block size, the corner turn rows -> columns, a fused
-// transpose, a 3-D array, and the stepwise schedules. Runs on any number of processes.
+// transpose, a 3-D array, the stepwise schedules, and a grid placed on any ranks. Runs on any
+// number of processes.
 #include <array>
-#include <functional>
 #include <cstdio>
+#include <functional>
+#include <vector>
 
 #include <boost/mpi/collectives/all_reduce.hpp>
 #include <redist/redist.hpp>
@@ -66,7 +68,15 @@ int main(int argc, char* argv[]) {
                                                                            redist::Grid{1, 1}.with_first(p - 1));
   one = back;
 
-  bool ok = holds(b, f) && holds(by_cols, f) && holds(back, f) && holds(one, f) &&
+  // A grid placed on any ranks (as BLACS's Cblacs_gridmap makes): process k of a p x 1 grid on
+  // rank p - 1 - k.
+  std::vector<int> reversed(static_cast<std::size_t>(p));
+  for (int k = 0; k < p; ++k) reversed[static_cast<std::size_t>(k)] = p - 1 - k;
+  redist::DistArray<double, redist::Dist<redist::Cyclic<7>, redist::Block>> placed(
+      world, {m, n}, redist::Grid{p, 1}.with_ranks(reversed));
+  placed = one;
+
+  bool ok = holds(b, f) && holds(by_cols, f) && holds(back, f) && holds(one, f) && holds(placed, f) &&
             holds(at, [](const std::array<index_t, 2>& g) { return f({g[1], g[0]}); });
   ok = boost::mpi::all_reduce(world, ok, std::logical_and<bool>());
   if (world.rank() == 0) {

@@ -54,6 +54,7 @@ def _lib():
                                              ctypes.c_int, ctypes.c_int64, ctypes.POINTER(vp)]
         lib.redist_layout_from_descriptor.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_int,
                                                       ctypes.c_int, ctypes.c_int, ctypes.POINTER(vp)]
+        lib.redist_layout_set_ranks.argtypes = [vp, ctypes.POINTER(ctypes.c_int)]
         lib.redist_layout_local_size_f.argtypes = [vp, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
         lib.redist_layout_free.argtypes = [ctypes.POINTER(vp)]
         lib.redist_plan_create_f.argtypes = [vp, vp, ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(vp)]
@@ -93,10 +94,12 @@ def collapsed(extent):
 
 class Layout:
     """A layout of 1 to 4 dimensions on a process grid (the dimensions' nprocs), numbered
-    grid_order on ranks grid_first, ... of the communicator; each rank stores its part in
-    storage_order (COLUMN_MAJOR: NumPy's order='F') with the given leading dimension (0: tight)."""
+    grid_order on ranks grid_first, ... of the communicator, or on any ranks: process k of the grid
+    on ranks[k]; each rank stores its part in storage_order (COLUMN_MAJOR: NumPy's order='F') with
+    the given leading dimension (0: tight)."""
 
-    def __init__(self, *dims, grid_order=ROW_MAJOR, grid_first=0, storage_order=COLUMN_MAJOR, leading_dimension=0):
+    def __init__(self, *dims, grid_order=ROW_MAJOR, grid_first=0, storage_order=COLUMN_MAJOR, leading_dimension=0,
+                 ranks=None):
         self._ptr = ctypes.c_void_p()
         if not dims:
             raise Error("redist.Layout: give 1 to 4 dimensions")
@@ -111,6 +114,13 @@ class Layout:
             arr[d] = _Dim(kind, extent, k, sp, nprocs, offset)
         _check(_lib().redist_layout_create(len(dims), arr, grid_order, grid_first, storage_order, leading_dimension,
                                            ctypes.byref(self._ptr)))
+        if ranks is not None:
+            size = 1
+            for dim in dims:
+                size *= dim[4]
+            if len(ranks) != size:
+                raise Error(f"redist.Layout: ranks must hold one rank per grid process ({size}, got {len(ranks)})")
+            _check(_lib().redist_layout_set_ranks(self._ptr, (ctypes.c_int * size)(*[int(r) for r in ranks])))
 
     @classmethod
     def from_descriptor(cls, desc, nprow, npcol, grid_order=ROW_MAJOR, grid_first=0):

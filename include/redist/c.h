@@ -63,6 +63,11 @@ REDIST_C_API int redist_layout_create(int ndims, const redist_dim* dims, int gri
 REDIST_C_API int redist_layout_from_descriptor(const int desc[9], int nprow, int npcol, int grid_order, int grid_first,
                                   redist_layout* layout);
 
+/* Places layout's grid on any ranks: process k of the grid (numbered in its grid_order) on rank
+ * ranks[k], for all k < dims[0].nprocs x ... (distinct ranks >= 0; a plan checks them against its
+ * communicator). For grids made by BLACS's Cblacs_gridmap. Replaces grid_first. Not collective. */
+REDIST_C_API int redist_layout_set_ranks(redist_layout layout, const int* ranks);
+
 /* The number of elements this rank of comm stores for layout (its buffer's size; 0 outside the
  * grid). Not collective. */
 REDIST_C_API int redist_layout_local_size(redist_layout layout, MPI_Comm comm, int64_t* elements);

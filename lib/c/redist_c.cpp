@@ -4,6 +4,7 @@
 #define OMPI_SKIP_MPICXX 1  // MPI's C++ bindings are not used (and warn under -Wextra)
 #include <redist/c.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <exception>
@@ -73,13 +74,15 @@ struct redist_layout_s {
   std::array<int, max_dims> offsets{};
   Order grid_order = Order::row_major;
   int grid_first = 0;
+  std::vector<int> ranks;  // redist_layout_set_ranks: position k on ranks[k]; empty: grid_first + k
   redist::Storage storage{};
 
   template <std::size_t N>
   MappingN<N> bind(int nprocs) const {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       const AnyDistN<N> dist{dists[I]...};
-      const redist::DynamicGrid<N> g = redist::DynamicGrid<N>(grid[I]...).with_order(grid_order).with_first(grid_first);
+      redist::DynamicGrid<N> g = redist::DynamicGrid<N>(grid[I]...).with_order(grid_order).with_first(grid_first);
+      if (!ranks.empty()) g = g.with_ranks(ranks);
       return MappingN<N>(dist, {extents[I]...}, g, {offsets[I]...}, storage, nprocs);
     }(std::make_index_sequence<N>{});
   }
@@ -219,6 +222,23 @@ int redist_layout_from_descriptor(const int desc[9], int nprow, int npcol, int g
                                 {REDIST_CYCLIC, desc[3], desc[5], nullptr, npcol, desc[7]}};
     if (redist_layout_create(2, dims, grid_order, grid_first, REDIST_COLUMN_MAJOR, desc[8], layout) != REDIST_SUCCESS)
       fail(last_error.substr(last_error.find(": ") + 2) + " (from the descriptor: dims[0] is M_, MB_, nprow, RSRC_; dims[1] N_, NB_, npcol, CSRC_)");
+  });
+}
+
+int redist_layout_set_ranks(redist_layout layout, const int* ranks) {
+  return guarded("redist_layout_set_ranks", [&] {
+    if (layout == nullptr) fail("layout must not be NULL");
+    if (ranks == nullptr) fail("ranks must not be NULL");
+    int size = 1;
+    for (int d = 0; d < layout->ndims; ++d) size *= layout->grid[d];
+    std::vector<int> r(ranks, ranks + size);
+    for (int k = 0; k < size; ++k)
+      if (r[k] < 0) fail("ranks[" + std::to_string(k) + "] must be >= 0 (got " + std::to_string(r[k]) + ")");
+    std::vector<int> sorted = r;
+    std::sort(sorted.begin(), sorted.end());
+    if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
+      fail("ranks must be distinct (rank " + std::to_string(*twice) + " appears twice)");
+    layout->ranks = std::move(r);
   });
 }
 

@@ -7,11 +7,14 @@
 #define OMPI_SKIP_MPICXX 1  // MPI's C++ bindings are not used (and warn under -Wextra)
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <array>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,6 +110,7 @@ MPI_Comm context_comm(int ctxt) {
 // Which calls redist served (REDIST_SCALAPACK_LOG=file: one line per call, appended).
 
 void log_call(const char* routine, bool by_redist, const std::string& why = {}) {
+  // Served calls are "redist" (a cached plan) or "redist: new plan"; declined ones say why.
   static const char* path = std::getenv("REDIST_SCALAPACK_LOG");
   if (path == nullptr || *path == '\0') return;
   if (std::FILE* f = std::fopen(path, "a")) {
@@ -116,6 +120,17 @@ void log_call(const char* routine, bool by_redist, const std::string& why = {}) 
                  why.c_str());
     std::fclose(f);
   }
+}
+
+/// True when REDIST_SCALAPACK_DECLINE names routine `name` (a comma-separated list of names as
+/// the log writes them, e.g. "pdtrmr2d_,Cpdgemr2d", or "all"): such calls go to ScaLAPACK's own
+/// routine. The variable must be the same on every process (mpirun -x).
+bool declined_by_choice(const char* name) {
+  static const std::string list = [] {
+    const char* v = std::getenv("REDIST_SCALAPACK_DECLINE");
+    return v == nullptr ? std::string() : "," + std::string(v) + ",";
+  }();
+  return !list.empty() && (list == ",all," || list.find("," + std::string(name) + ",") != std::string::npos);
 }
 
 /// True while ScaLAPACK's own routine runs for a call redist declined: ScaLAPACK's Fortran
@@ -245,9 +260,11 @@ template <class T>
 void gemr2d(const char* name, int m, int n, const T* a, int ia, int ja, const int* desca, T* b, int ib, int jb,
             const int* descb, int ictxt, auto&& fallback) {
   at_c_boundary(name, [&] {
-    std::string why;
-    if (!in_scalapack && redist_mr2d<T>(0, 0, m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, why)) {
-      log_call(name, true);
+    std::string why = "REDIST_SCALAPACK_DECLINE";
+    const std::size_t plans = redist::plans_built();
+    if (!in_scalapack && !declined_by_choice(name) &&
+        redist_mr2d<T>(0, 0, m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, why)) {
+      log_call(name, true, redist::plans_built() != plans ? "new plan" : "");
       return;
     }
     decline(name, why, fallback);
@@ -261,17 +278,35 @@ void trmr2d(const char* name, char uplo, char diag, int m, int n, const T* a, in
     std::string why;
     const bool upper = uplo == 'U' || uplo == 'u', lower = uplo == 'L' || uplo == 'l';
     const bool unit = diag == 'U' || diag == 'u', nonunit = diag == 'N' || diag == 'n';
-    if (!in_scalapack && (upper || lower) && (unit || nonunit) &&
+    if (declined_by_choice(name)) why = "REDIST_SCALAPACK_DECLINE";
+    else if (!((upper || lower) && (unit || nonunit))) why = "uplo or diag is not one of ScaLAPACK's";
+    const std::size_t plans = redist::plans_built();
+    if (!in_scalapack && why.empty() &&
         redist_mr2d<T>(upper ? 'U' : 'L', unit ? 'U' : 'N', m, n, a, ia, ja, desca, b, ib, jb, descb, ictxt, why)) {
-      log_call(name, true);
+      log_call(name, true, redist::plans_built() != plans ? "new plan" : "");
       return;
     }
-    decline(name, why.empty() ? "uplo or diag is not one of ScaLAPACK's" : why, fallback);
+    decline(name, why, fallback);
   });
 }
 
 // ---------------------------------------------------------------------------------------------
 // P?TRAN, P?TRANU, P?TRANC: sub(C) := beta * sub(C) + alpha * op(sub(A)), A and C in one context.
+
+/// The views of one P?TRAN call's A and C, kept for the next call with the same arguments and
+/// the same local arrays: the plan of the update is cached in C's view, so a repeated call plans
+/// nothing. Four per routine, most recent first.
+template <class T>
+struct TranViews {
+  using View = redist::DistView<T, redist::Dist<redist::Cyclic<>, redist::Cyclic<>>>;
+  std::array<int, 24> key{};  // m, n, ia, ja, ic, jc, desca, descc
+  const T* a = nullptr;
+  T* c = nullptr;
+  MPI_Comm comm = MPI_COMM_NULL;
+  redist::DistView<const T, redist::Dist<redist::Cyclic<>, redist::Cyclic<>>> va;
+  View vc;
+};
+inline constexpr std::size_t tran_cache_capacity = 4;
 
 template <class T, bool Conj>
 bool redist_tran(int m, int n, T alpha, const T* a, int ia, int ja, const int* desca, T beta, T* c, int ic, int jc,
@@ -296,15 +331,37 @@ bool redist_tran(int m, int n, T alpha, const T* a, int ia, int ja, const int* d
   else if (m < 0 || n < 0 || ia < 1 || ja < 1 || ic < 1 || jc < 1 || ia - 1 + n > da.m || ja - 1 + m > da.n ||
            ic - 1 + m > dc.m || jc - 1 + n > dc.n)
     local = "the windows must fit their matrices";
+  // The views of an earlier call with these arguments and arrays, if every process has them.
+  static std::vector<std::unique_ptr<TranViews<T>>> cache;
+  std::array<int, 24> key{m, n, ia, ja, ic, jc};
+  if (!local) {
+    std::copy(desca, desca + 9, key.begin() + 6);
+    std::copy(descc, descc + 9, key.begin() + 15);
+  }
+  auto hit = std::find_if(cache.begin(), cache.end(), [&](const auto& e) {
+    return !local && e->key == key && e->a == a && e->c == c && e->comm == comm;
+  });
   try {
-    redist::detail::agree(boost::mpi::communicator(comm, boost::mpi::comm_attach), "p?tran", {}, local);
-    // The context's communicator numbers its processes row-major on its grid.
-    const BlacsGrid g{in.nprow, in.npcol, redist::Order::row_major, 0};
+    const boost::mpi::communicator world(comm, boost::mpi::comm_attach);
+    redist::detail::agree(world, "p?tran", {}, local);
     if (m == 0 || n == 0) return true;
-    auto va = make_dist_view<const T>(a, comm, da, g);
-    auto vc = make_dist_view<T>(c, comm, dc, g);
-    auto sa = redist::section(va, std::pair{ia - 1, ia - 1 + n}, std::pair{ja - 1, ja - 1 + m});
-    auto sc = redist::section(vc, std::pair{ic - 1, ic - 1 + m}, std::pair{jc - 1, jc - 1 + n});
+    int all_hit = hit != cache.end() ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &all_hit, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_hit) {
+      if (hit != cache.end()) cache.erase(hit);
+      // The context's communicator numbers its processes row-major on its grid.
+      const BlacsGrid g{in.nprow, in.npcol, redist::Order::row_major, 0};
+      auto e = std::unique_ptr<TranViews<T>>(new TranViews<T>{key, a, c, comm, make_dist_view<const T>(a, comm, da, g),
+                                                              make_dist_view<T>(c, comm, dc, g)});
+      if (cache.size() == tran_cache_capacity) cache.pop_back();
+      cache.insert(cache.begin(), std::move(e));
+      hit = cache.begin();
+    } else {
+      std::rotate(cache.begin(), hit, hit + 1);  // most recent first
+      hit = cache.begin();
+    }
+    auto sa = redist::section((*hit)->va, std::pair{ia - 1, ia - 1 + n}, std::pair{ja - 1, ja - 1 + m});
+    auto sc = redist::section((*hit)->vc, std::pair{ic - 1, ic - 1 + m}, std::pair{jc - 1, jc - 1 + n});
     if constexpr (Conj) sc = alpha * redist::conj_transpose(sa) + beta * sc;
     else sc = alpha * redist::transpose(sa) + beta * sc;
   } catch (const redist::error& e) {
@@ -318,9 +375,11 @@ template <class T, bool Conj>
 void tran(const char* name, int m, int n, T alpha, const T* a, int ia, int ja, const int* desca, T beta, T* c, int ic,
           int jc, const int* descc, auto&& fallback) {
   at_c_boundary(name, [&] {
-    std::string why;
-    if (!in_scalapack && redist_tran<T, Conj>(m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc, why)) {
-      log_call(name, true);
+    std::string why = "REDIST_SCALAPACK_DECLINE";
+    const std::size_t plans = redist::plans_built();
+    if (!in_scalapack && !declined_by_choice(name) &&
+        redist_tran<T, Conj>(m, n, alpha, a, ia, ja, desca, beta, c, ic, jc, descc, why)) {
+      log_call(name, true, redist::plans_built() != plans ? "new plan" : "");
       return;
     }
     decline(name, why, fallback);

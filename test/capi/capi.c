@@ -1,7 +1,7 @@
 /* The C interface (redist/c.h) from C, at any number of processes: a 1-D GEN_BLOCK -> CYCLIC(4)
  * case, a 2-D case from (BLOCK, COLLAPSED) rows with a padded leading dimension to a ScaLAPACK
- * descriptor's layout, and errors: each is checked element by element against local -> global
- * index formulas written here, independent of redist. Exits non-zero on any failure. */
+ * descriptor's layout, a grid placed by a rank map, and errors: each is checked element by
+ * element against local -> global index formulas written here, independent of redist. Exits non-zero on any failure. */
 #include <redist/c.h>
 
 #include <mpi.h>
@@ -115,6 +115,52 @@ static void two_d(void) {
   free(b);
 }
 
+/* CYCLIC(3) on a grid placed by a rank map (process p of the grid on rank P - 1 - p, as a
+ * Cblacs_gridmap grid may be) -> CYCLIC(4) on ranks in order. */
+static void mapped(void) {
+  const int64_t n = 50;
+  redist_dim c3 = {REDIST_CYCLIC, n, 3, NULL, nprocs, 0};
+  redist_dim c4 = {REDIST_CYCLIC, n, 4, NULL, nprocs, 0};
+  redist_layout from = NULL, to = NULL;
+  OK(redist_layout_create(1, &c3, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &from));
+  OK(redist_layout_create(1, &c4, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &to));
+  int* reversed = malloc(sizeof(int) * (size_t)nprocs);
+  for (int p = 0; p < nprocs; ++p) reversed[p] = nprocs - 1 - p;
+  OK(redist_layout_set_ranks(from, reversed));
+  free(reversed); /* the layout keeps its own copy */
+  const int me = nprocs - 1 - rank; /* this rank's process of the grid */
+  int64_t ns = -1, nd = -1;
+  OK(redist_layout_local_size(from, MPI_COMM_WORLD, &ns));
+  OK(redist_layout_local_size(to, MPI_COMM_WORLD, &nd));
+  double* a = malloc(sizeof(double) * (size_t)(ns + 1));
+  double* b = malloc(sizeof(double) * (size_t)(nd + 1));
+  for (int64_t l = 0; l < ns; ++l) a[l] = (double)cyclic_global(l, 3, me, 0, nprocs);
+  for (int64_t l = 0; l < nd; ++l) b[l] = -1;
+  redist_plan plan = NULL;
+  OK(redist_plan_create(from, to, MPI_COMM_WORLD, sizeof(double), &plan));
+  OK(redist_plan_execute(plan, a, b));
+  for (int64_t l = 0; l < nd; ++l)
+    CHECK(b[l] == (double)cyclic_global(l, 4, rank, 0, nprocs), "mapped b[%lld] = %g", (long long)l, b[l]);
+  OK(redist_plan_free(&plan));
+  /* Bad maps: a rank twice (named at once), a rank outside the communicator (every rank fails). */
+  if (nprocs >= 2) {
+    int* twice = calloc((size_t)nprocs, sizeof(int));
+    CHECK(redist_layout_set_ranks(from, twice) == REDIST_ERROR, "a rank twice");
+    CHECK(strstr(redist_error_message(), "rank 0 appears twice") != NULL, "message: %s", redist_error_message());
+    free(twice);
+  }
+  int* outside = malloc(sizeof(int) * (size_t)nprocs);
+  for (int p = 0; p < nprocs; ++p) outside[p] = p + 1;
+  OK(redist_layout_set_ranks(from, outside));
+  free(outside);
+  CHECK(redist_plan_create(from, to, MPI_COMM_WORLD, sizeof(double), &plan) == REDIST_ERROR, "map outside comm");
+  CHECK(strstr(redist_error_message(), "fit the communicator") != NULL, "message: %s", redist_error_message());
+  OK(redist_layout_free(&from));
+  OK(redist_layout_free(&to));
+  free(a);
+  free(b);
+}
+
 static void errors(void) {
   redist_layout l = NULL, good = NULL;
   redist_dim bad = {7, 10, 0, NULL, nprocs, 0};
@@ -154,6 +200,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   one_d();
   two_d();
+  mapped();
   errors();
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -1,5 +1,6 @@
 """The Python module over the C interface (python/redist.py), under mpirun: Block -> Cyclic(4)
-on NumPy arrays, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, and
+on NumPy arrays, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, a grid
+placed by a rank map, and
 errors raised on every rank alike. Values are checked against index formulas written here."""
 import sys
 
@@ -50,6 +51,18 @@ redist.Plan(src, dst, comm, np.int32)(A, B)
 first = sum(sizes[:rank])
 expect = np.arange(m)[:, None] * 1000 + (first + np.arange(sizes[rank]))[None, :]
 check(np.array_equal(B, expect), "2-D values")
+
+# A grid placed by a rank map (process p on rank P - 1 - p): Cyclic(3) there -> Cyclic(4).
+n3 = 50
+me = P - 1 - rank
+c3 = redist.Layout(redist.cyclic(n3, 3, P), ranks=[P - 1 - p for p in range(P)])
+c4 = redist.Layout(redist.cyclic(n3, 4, P))
+l3 = np.arange(c3.local_size(comm))
+u = (((l3 // 3) * P + me) * 3 + l3 % 3).astype(np.float64)
+v = np.full(c4.local_size(comm), -1.0)
+redist.Plan(c3, c4, comm, np.float64)(u, v)
+l4 = np.arange(v.size)
+check(np.array_equal(v, ((l4 // 4) * P + rank) * 4 + l4 % 4), "mapped values")
 
 # Errors: a bad layout names the parameter; a short buffer on one rank fails on every rank.
 try:

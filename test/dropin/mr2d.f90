@@ -1,5 +1,5 @@
 ! An unmodified ScaLAPACK caller (issue 17): PDGEMR2D, PZGEMR2D and PDTRMR2D on several grids,
-! block sizes, windows and trapezoids, and one Cblacs_gridmap grid. Each process writes its local
+! block sizes, windows and trapezoids, and Cblacs_gridmap grids. Each process writes its local
 ! part of every destination, after every call, to the file <prefix>.<rank> (raw bytes). Built once
 ! against ScaLAPACK and once with libredist-scalapack first, the two runs must write identical
 ! files (test/dropin/compare.sh).
@@ -32,6 +32,8 @@ program mr2d
     call one(1, 3, 'R', 2, 2, 'R', 28, 20, 4, 3, 2, 2, 1, 1, 1, 1, 'T', 'L', 'U', k)
     call one(2, 2, 'R', 2, 1, 'R', 50, 40, 6, 4, 4, 6, 1, 1, 1, 1, 'Z', 'N', 'N', k)
     call one(2, 2, 'M', 2, 2, 'R', 24, 24, 3, 3, 2, 2, 1, 1, 1, 1, 'G', 'N', 'N', k)
+    call one(1, 4, 'M', 2, 2, 'M', 33, 27, 3, 4, 5, 2, 2, 1, 1, 3, 'Z', 'N', 'N', k)
+    call one(2, 2, 'C', 1, 3, 'M', 26, 26, 3, 2, 4, 4, 1, 1, 1, 1, 'T', 'U', 'N', k)
     call tr(2, 2, 'R', 23, 17, 4, 3, 5, 2, 2, 3, 1, 2, 'D', k)
     call tr(1, 3, 'C', 30, 12, 2, 5, 3, 3, 1, 1, 4, 1, 'C', k)
   end do
@@ -135,6 +137,10 @@ contains
       call pdtrmr2d(uplo, diag, m, n, a, ia, ja, desca, b, ib, jb, descb, gctx)
       write (10) ncase, b
     else
+      ! Twice: the second call runs the first's plan (cached by the drop-in).
+      call pdgemr2d(m, n, a, ia, ja, desca, b, ib, jb, descb, gctx)
+      write (10) ncase, b
+      b = -1.0d0
       call pdgemr2d(m, n, a, ia, ja, desca, b, ib, jb, descb, gctx)
       write (10) ncase, b
     end if
@@ -145,7 +151,8 @@ contains
 
   ! sub(C) (m x n at (ic, jc)) := 2 sub(C) + 0.5 op(sub(A)) (A: n x m at (ia, ja)), A and C on one
   ! r x c grid: PDTRAN (kind 'D') or PZTRANC ('C'). The values are exact in binary, so both
-  ! libraries' results are exact too.
+  ! libraries' results are exact too. Twice on the same arrays: the second call runs the first's
+  ! plan (cached by the drop-in).
   subroutine tr(r, c, o, m, n, mba, nba, mbc, nbc, ia, ja, ic, jc, kind, pass)
     integer, intent(in) :: r, c, m, n, mba, nba, mbc, nbc, ia, ja, ic, jc, pass
     character, intent(in) :: o, kind
@@ -169,8 +176,12 @@ contains
         zc = cmplx(cc, -cc, kind=8)
         call pztranc(m, n, (0.5d0, 0.25d0), za, ia, ja, desca, (2.0d0, 0.0d0), zc, ic, jc, descc)
         write (10) ncase, zc
+        call pztranc(m, n, (0.5d0, 0.25d0), za, ia, ja, desca, (2.0d0, 0.0d0), zc, ic, jc, descc)
+        write (10) ncase, zc
         deallocate (za, zc)
       else
+        call pdtran(m, n, 0.5d0, a, ia, ja, desca, 2.0d0, cc, ic, jc, descc)
+        write (10) ncase, cc
         call pdtran(m, n, 0.5d0, a, ia, ja, desca, 2.0d0, cc, ic, jc, descc)
         write (10) ncase, cc
       end if

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -76,6 +77,14 @@ auto make_case(Bytes& in, const std::array<index_t, sizeof...(D)>& ext, int npro
   if (in.next(1) % 2) s.ld = ext[s.storage == redist::Order::column_major ? 0 : N - 1] + static_cast<index_t>(in.next(1) % 3);
   redist::DynamicGrid<N> g = std::apply([](auto... e) { return redist::DynamicGrid<N>(e...); }, s.grid);
   g = g.with_order(s.grid_order).with_first(s.first);
+  // One case in four places the grid by a rank map: a shuffle of the communicator's ranks.
+  if (nprocs > 1 && in.next(1) % 4 == 0) {
+    std::vector<int> all(static_cast<std::size_t>(nprocs));
+    std::iota(all.begin(), all.end(), 0);
+    for (std::size_t k = all.size(); k-- > 1;) std::swap(all[k], all[in.next(1) % (k + 1)]);
+    s.ranks.assign(all.begin(), all.begin() + size);
+    g = g.with_ranks(s.ranks);
+  }
   typename redist::Dist<D...>::mapping m(dist, ext, g, s.offsets, redist::Storage{s.storage, s.ld}, nprocs);
   const std::array<redist::test::Layout, N> dims{redist::test::oracle(dist.template get<I>(), ext[I], s.grid[I])...};
   return std::pair{m, Case<N>{s, redist::test::oracle_nd(s, dims)}};

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
@@ -64,7 +65,7 @@ namespace {
 class Contexts {
  public:
   int get(const BlacsGrid& g) {
-    const auto key = std::make_tuple(g.nprow, g.npcol, static_cast<int>(g.order), g.first);
+    const auto key = std::make_tuple(g.nprow, g.npcol, static_cast<int>(g.order), g.first, g.grid().rank_map_hash());
     if (auto it = made_.find(key); it != made_.end()) return it->second;
     std::vector<int> map(static_cast<std::size_t>(g.size()));  // column-major usermap
     for (int r = 0; r < g.nprow; ++r)
@@ -86,7 +87,7 @@ class Contexts {
   }
 
  private:
-  std::map<std::tuple<int, int, int, int>, int> made_;
+  std::map<std::tuple<int, int, int, int, std::uint64_t>, int> made_;
   int global_ = -2;
 };
 Contexts& contexts() {
@@ -154,7 +155,8 @@ Matrix make_matrix(const mpi::communicator& comm, std::mt19937& rng, std::mt1993
   return a;
 }
 
-/// A random grid of at most nprocs processes: any shape, either order, starting at any rank.
+/// A random grid of at most nprocs processes: any shape, either order, starting at any rank; or,
+/// one time in four, on any of the ranks in any order (a general Cblacs_gridmap map).
 BlacsGrid random_grid(std::mt19937& rng, int nprocs) {
   const int size = std::uniform_int_distribution<int>(1, nprocs)(rng);
   std::vector<int> rows;
@@ -163,7 +165,23 @@ BlacsGrid random_grid(std::mt19937& rng, int nprocs) {
   const int nprow = rows[std::uniform_int_distribution<std::size_t>(0, rows.size() - 1)(rng)];
   const Order order = std::uniform_int_distribution<int>(0, 1)(rng) == 0 ? Order::row_major : Order::column_major;
   const int first = std::uniform_int_distribution<int>(0, nprocs - size)(rng);
+  if (nprocs > 1 && std::uniform_int_distribution<int>(0, 3)(rng) == 0) {
+    std::vector<int> ranks(static_cast<std::size_t>(nprocs));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    std::shuffle(ranks.begin(), ranks.end(), rng);
+    ranks.resize(static_cast<std::size_t>(size));
+    return BlacsGrid{nprow, size / nprow}.with_ranks(ranks);
+  }
   return BlacsGrid{nprow, size / nprow, order, first};
+}
+
+/// How a grid is written in a failure message: "2x3@1R", "2x2@1C", "2x2 on 3,0,2,1".
+std::string grid_name(const BlacsGrid& g) {
+  std::string s = std::to_string(g.nprow) + "x" + std::to_string(g.npcol);
+  if (g.map == nullptr) return s + "@" + std::to_string(g.first) + (g.order == Order::row_major ? "R" : "C");
+  s += " on";
+  for (int r : g.grid().rank_map()) s += (s.back() == 'n' ? " " : ",") + std::to_string(r);
+  return s;
 }
 
 template <class T>
@@ -231,14 +249,11 @@ bool random_case(const mpi::communicator& comm, std::mt19937& rng, std::mt19937&
   Matrix b_scalapack = b_redist;
   what = "A " + std::to_string(ma) + "x" + std::to_string(na) + " blocks " + std::to_string(a.desc.mb) + "x" +
          std::to_string(a.desc.nb) + " src (" + std::to_string(a.desc.rsrc) + "," + std::to_string(a.desc.csrc) +
-         ") grid " + std::to_string(ga.nprow) + "x" + std::to_string(ga.npcol) + "@" + std::to_string(ga.first) +
-         (ga.order == Order::row_major ? "R" : "C") + "; B " + std::to_string(mb) + "x" + std::to_string(nb) +
-         " blocks " + std::to_string(b_redist.desc.mb) + "x" + std::to_string(b_redist.desc.nb) + " src (" +
-         std::to_string(b_redist.desc.rsrc) + "," + std::to_string(b_redist.desc.csrc) + ") grid " +
-         std::to_string(gb.nprow) + "x" + std::to_string(gb.npcol) + "@" + std::to_string(gb.first) +
-         (gb.order == Order::row_major ? "R" : "C") + "; m n = " + std::to_string(m) + " " + std::to_string(n) +
-         ", ia ja = " + std::to_string(ia) + " " + std::to_string(ja) + ", ib jb = " + std::to_string(ib) + " " +
-         std::to_string(jb);
+         ") grid " + grid_name(ga) + "; B " + std::to_string(mb) + "x" + std::to_string(nb) + " blocks " +
+         std::to_string(b_redist.desc.mb) + "x" + std::to_string(b_redist.desc.nb) + " src (" +
+         std::to_string(b_redist.desc.rsrc) + "," + std::to_string(b_redist.desc.csrc) + ") grid " + grid_name(gb) +
+         "; m n = " + std::to_string(m) + " " + std::to_string(n) + ", ia ja = " + std::to_string(ia) + " " +
+         std::to_string(ja) + ", ib jb = " + std::to_string(ib) + " " + std::to_string(jb);
 
   scalapack_gemr2d<T>(m, n, a, ia, ja, b_scalapack, ib, jb);
   if (drop_in) {
@@ -319,8 +334,7 @@ bool update_case(const mpi::communicator& comm, std::mt19937& rng, std::mt19937&
   what = std::string(K == op_kind::none ? "geadd" : K == op_kind::transpose ? "tran" : "tranc") + " m n " +
          std::to_string(m) + " " + std::to_string(n) + " A " + std::to_string(ma) + "x" + std::to_string(na) + " at " +
          std::to_string(ia) + "," + std::to_string(ja) + " C " + std::to_string(mc) + "x" + std::to_string(nc) + " at " +
-         std::to_string(ic) + "," + std::to_string(jc) + " grid " + std::to_string(g.nprow) + "x" +
-         std::to_string(g.npcol) + "@" + std::to_string(g.first);
+         std::to_string(ic) + "," + std::to_string(jc) + " grid " + grid_name(g);
 
   if (a.desc.in_context()) {
     const auto da = a.desc.to_array(), dc = c_scalapack.desc.to_array();
@@ -506,12 +520,25 @@ TEST_CASE("blacs_grid(ctxt, comm) reads row- and column-major grids on process s
   mpi::communicator world;
   REQUIRE_THROWS_WITH(scalapack::blacs_grid(-1, world), Catch::Contains("requires some rank of comm to be in the context"));
   if (world.size() >= 2) {
-    // A grid that maps (0, 0) to rank 1 and (0, 1) to rank 0: not expressible.
+    // A grid that maps (0, 0) to rank 1 and (0, 1) to rank 0: read with its rank map.
     int ctxt = 0, map[2] = {1, 0};
     Cblacs_get(-1, 0, &ctxt);
     Cblacs_gridmap(&ctxt, map, 1, 1, 2);
     if (world.rank() > 1) ctxt = -1;
-    REQUIRE_THROWS_WITH(scalapack::blacs_grid(ctxt, world), Catch::Contains("to be consecutive ranks of comm"));
+    const BlacsGrid got = scalapack::blacs_grid(ctxt, world);
+    const bool ok = got.nprow == 1 && got.npcol == 2 && got.map != nullptr && got.grid().rank_of({0, 0}) == 1 &&
+                    got.grid().rank_of({0, 1}) == 0;
+    REQUIRE(all_ok(world, ok));
+  }
+  if (world.size() >= 4) {
+    // A 2 x 2 grid on ranks 3, 2 (row 0) and 0, 1 (row 1), as Cblacs_gridmap's column-major usermap says.
+    int ctxt = 0, map[4] = {3, 0, 2, 1};
+    Cblacs_get(-1, 0, &ctxt);
+    Cblacs_gridmap(&ctxt, map, 2, 2, 2);
+    if (world.rank() > 3) ctxt = -1;
+    const BlacsGrid got = scalapack::blacs_grid(ctxt, world);
+    const std::array<int, 4> want{3, 2, 0, 1};
+    REQUIRE(all_ok(world, got == BlacsGrid{2, 2}.with_ranks(want)));
   }
   for (Order o : {Order::row_major, Order::column_major})
     for (int first = 0; first < world.size(); ++first) {

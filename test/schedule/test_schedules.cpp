@@ -200,6 +200,41 @@ TEST_CASE("Caterpillar on one process set: step d pairs i with (P − i − d) m
   }
 }
 
+TEST_CASE("Seed 004 Fig. 2: the caterpillar with 8 and with 7 processes, step by step", "[schedule][seed004][caterpillar]") {
+  // partner[d][i]: the process i exchanges with at step d, (P - i - d) mod P, written out for the
+  // figure's two cases. With 8 processes an even step pairs two processes with themselves and an
+  // odd one none; with 7 every step leaves exactly one process alone ("a processor alone
+  // communicates with itself").
+  const std::vector<std::vector<int>> eight{{0, 7, 6, 5, 4, 3, 2, 1}, {7, 6, 5, 4, 3, 2, 1, 0}, {6, 5, 4, 3, 2, 1, 0, 7},
+                                            {5, 4, 3, 2, 1, 0, 7, 6}, {4, 3, 2, 1, 0, 7, 6, 5}, {3, 2, 1, 0, 7, 6, 5, 4},
+                                            {2, 1, 0, 7, 6, 5, 4, 3}, {1, 0, 7, 6, 5, 4, 3, 2}};
+  const std::vector<std::vector<int>> seven{{0, 6, 5, 4, 3, 2, 1}, {6, 5, 4, 3, 2, 1, 0}, {5, 4, 3, 2, 1, 0, 6},
+                                            {4, 3, 2, 1, 0, 6, 5}, {3, 2, 1, 0, 6, 5, 4}, {2, 1, 0, 6, 5, 4, 3},
+                                            {1, 0, 6, 5, 4, 3, 2}};
+  for (const auto* table : {&eight, &seven}) {
+    const int nprocs = static_cast<int>(table->size());
+    std::vector<Transfer> t;
+    for (int i = 0; i < nprocs; ++i)
+      for (int j = 0; j < nprocs; ++j) t.push_back({i, j, 1});
+    const auto g = schedule::caterpillar_schedule(t, nprocs);
+    REQUIRE(g.size() == static_cast<std::size_t>(nprocs));
+    const auto steps = pairs_of(t, g);
+    for (int d = 0; d < nprocs; ++d) {
+      const std::vector<int>& partner = (*table)[static_cast<std::size_t>(d)];
+      std::vector<std::pair<int, int>> expect;
+      int alone = 0;
+      for (int i = 0; i < nprocs; ++i) {
+        CHECK(partner[static_cast<std::size_t>(partner[static_cast<std::size_t>(i)])] == i);  // an exchange
+        if (partner[static_cast<std::size_t>(i)] == i) ++alone;
+        else expect.emplace_back(i, partner[static_cast<std::size_t>(i)]);
+      }
+      CHECK(alone == (nprocs == 7 ? 1 : d % 2 == 0 ? 2 : 0));
+      INFO("P = " << nprocs << ", step " << d);
+      CHECK(steps[static_cast<std::size_t>(d)] == expect);  // the local copy takes no step
+    }
+  }
+}
+
 TEST_CASE("Caterpillar extension: different sender and receiver sets roll on positions, at most max(|S|, |R|) steps",
           "[schedule][seed004][caterpillar]") {
   auto all_pairs = [](std::vector<int> s, std::vector<int> r) {

@@ -27,6 +27,7 @@ struct GridSpec {
   Order storage = Order::column_major;
   index_t ld = 0;   ///< 0: tight
   int nprocs = 1;   ///< communicator size
+  std::vector<int> ranks;  ///< a rank map (Grid::with_ranks): position k on ranks[k]; empty: first + k
 };
 
 /// Linear global id of multi-index g: column-major over the extents (the simulator's element value).
@@ -53,7 +54,7 @@ Layout oracle_nd(const GridSpec<N>& s, const std::array<Layout, N>& dims) {
   {
     std::array<int, N> c{};
     for (int pos = 0; pos < gsize; ++pos) {
-      const int r = s.first + pos;
+      const int r = s.ranks.empty() ? s.first + pos : s.ranks[static_cast<std::size_t>(pos)];
       coords[r] = c;
       in_grid[r] = true;
       // Next coordinate in the grid's order.

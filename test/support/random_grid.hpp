@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <numeric>
 #include <random>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <redist/dist/collapsed.hpp>
 #include <redist/dist/dist.hpp>
@@ -36,6 +38,7 @@ template <class DistT, std::size_t N, std::size_t... I>
 Case<DistT, N> bind_case(const DistT& dist, const GridSpec<N>& s, std::index_sequence<I...>) {
   DynamicGrid<N> g = std::apply([](auto... e) { return DynamicGrid<N>(e...); }, s.grid);
   g = g.with_order(s.grid_order).with_first(s.first);
+  if (!s.ranks.empty()) g = g.with_ranks(s.ranks);
   typename DistT::mapping m(dist, s.extents, g, s.offsets, Storage{s.storage, s.ld}, s.nprocs);
   std::array<Layout, N> dims{oracle_1d(dist.template get<I>(), s.extents[I], s.grid[I])...};
   return Case<DistT, N>{dist, s, m, oracle_nd(s, dims)};
@@ -78,6 +81,14 @@ Case<Dist<D...>, sizeof...(D)> random_case(const std::array<index_t, sizeof...(D
   if (rng() % 2) {
     const std::size_t fast = s.storage == Order::column_major ? 0 : N - 1;
     s.ld = extents[fast] + static_cast<index_t>(rng() % 3);
+  }
+  // One case in four places the grid by a rank map (a general Cblacs_gridmap): any size ranks of
+  // the communicator, in any order.
+  if (nprocs > 1 && rng() % 4 == 0) {
+    std::vector<int> all(static_cast<std::size_t>(nprocs));
+    std::iota(all.begin(), all.end(), 0);
+    std::shuffle(all.begin(), all.end(), rng);
+    s.ranks.assign(all.begin(), all.begin() + size);
   }
   return bind_case(dist, s, std::index_sequence_for<D...>{});
 }

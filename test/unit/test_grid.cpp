@@ -68,9 +68,9 @@ TEST_CASE("Seed 003 Fig. 10: (BLOCK, BLOCK) on 2x4 -> 4x2, COM = COM1 AND COM2",
     // Each message is a 4 x 4 block: rows j1's 4 rows, columns i2's 4 columns.
     for (const Message& m : p.sends) CHECK(m.size == 16);
   }
-  const test::Layout a = bind_case(D{}, test::GridSpec<2>{{16, 16}, {2, 4}, Order::row_major, 0, {0, 0}, Order::column_major, 0, 8},
+  const test::Layout a = bind_case(D{}, test::GridSpec<2>{{16, 16}, {2, 4}, Order::row_major, 0, {0, 0}, Order::column_major, 0, 8, {}},
                              std::index_sequence<0, 1>{}).layout;
-  const test::Layout b = bind_case(D{}, test::GridSpec<2>{{16, 16}, {4, 2}, Order::row_major, 0, {0, 0}, Order::column_major, 0, 8},
+  const test::Layout b = bind_case(D{}, test::GridSpec<2>{{16, 16}, {4, 2}, Order::row_major, 0, {0, 0}, Order::column_major, 0, 8, {}},
                              std::index_sequence<0, 1>{}).layout;
   const auto res = test::simulate(from, to, a, b, {}, BuildGridPlan{});
   INFO(res.failure);
@@ -281,5 +281,65 @@ TEST_CASE("automatic on N-D layouts: contention-free steps for large messages, a
       CHECK(p.schedule.size() == static_cast<std::size_t>(schedule::max_degree(transfers, 4)));
       for (const auto& step : p.schedule.steps) CHECK((step.sends.size() <= 1 && step.recvs.size() <= 1));
     }
+  }
+}
+
+TEST_CASE("Grid::with_ranks places a grid's processes on any ranks (a general Cblacs_gridmap)", "[grid][ranks]") {
+  // Position k (in the grid's order) on ranks[k]: (0, 0) -> 5, (0, 1) -> 2, (1, 0) -> 0, (1, 1) -> 3.
+  const std::array<int, 4> ranks{5, 2, 0, 3};
+  const auto g = Grid{2, 2}.with_ranks(ranks);
+  CHECK(g.rank_of({0, 0}) == 5);
+  CHECK(g.rank_of({0, 1}) == 2);
+  CHECK(g.rank_of({1, 0}) == 0);
+  CHECK(g.rank_of({1, 1}) == 3);
+  CHECK(g.coords_of(3) == std::array<int, 2>{1, 1});
+  CHECK(!g.coords_of(1));
+  CHECK(!g.coords_of(4));
+  CHECK(!g.coords_of(6));
+  CHECK(!g.coords_of(-1));
+  CHECK(g.end_rank() == 6);
+  CHECK(g.first() == 5);
+  // Column-major numbering: position k is (k % 2, k / 2).
+  const auto gc = Grid{2, 2}.with_order(column_major).with_ranks(ranks);
+  CHECK(gc.rank_of({1, 0}) == 2);
+  CHECK(gc.rank_of({0, 1}) == 0);
+  // Interned: equal maps compare equal, different ones do not; consecutive ranks are no map.
+  const std::array<int, 4> same{5, 2, 0, 3}, other{5, 2, 3, 0}, consecutive{3, 4, 5, 6};
+  CHECK(Grid{2, 2}.with_ranks(same) == g);
+  CHECK(Grid{2, 2}.with_ranks(other) != g);
+  CHECK(Grid{2, 2}.with_ranks(consecutive) == Grid{2, 2}.with_first(3));
+  CHECK(Grid{2, 2}.with_ranks(consecutive).rank_map().empty());
+  CHECK(g.to_dynamic() == g);
+  CHECK(Grid<2, 2>{}.with_ranks(ranks).to_dynamic() == g);
+  // The layout checks the map against its communicator, and its fingerprint sees the map.
+  using D = Dist<Block, Cyclic<>>;
+  const D dist{Block{}, Cyclic<>{2}};
+  CHECK_THROWS_WITH(D::mapping(dist, {8, 8}, g, {0, 0}, Storage{}, 5), Catch::Contains("up to rank 5, communicator of 5"));
+  const D::mapping a(dist, {8, 8}, g, {0, 0}, Storage{}, 6), b(dist, {8, 8}, Grid{2, 2}.with_ranks(other), {0, 0}, Storage{}, 6);
+  CHECK(a.fingerprint() != b.fingerprint());
+  CHECK(a.owner({0, 0}) == 5);
+  CHECK(a.owner({7, 7}) == 3);
+  CHECK(a.local_size(1) == 0);
+  // Bad maps name the parameter.
+  const std::array<int, 3> short_map{0, 1, 2};
+  const std::array<int, 4> repeated{0, 1, 1, 2}, negative{0, -1, 2, 3};
+  CHECK_THROWS_WITH((Grid{2, 2}.with_ranks(short_map)), Catch::Contains("one rank per grid process (4, got 3)"));
+  CHECK_THROWS_WITH((Grid{2, 2}.with_ranks(repeated)), Catch::Contains("distinct (rank 1 appears twice)"));
+  CHECK_THROWS_WITH((Grid{2, 2}.with_ranks(negative)), Catch::Contains("ranks[1] = -1"));
+}
+
+TEST_CASE("Layouts on grids placed by rank maps redistribute exactly in the simulation", "[grid][simulate][ranks]") {
+  // Two 2 x 3 grids on 7 ranks, each placed by its own scrambled map, and a 1-D grid too.
+  using D = Dist<Cyclic<>, GenBlock>;
+  const std::array<int, 6> ra{6, 0, 3, 1, 5, 2}, rb{2, 4, 6, 0, 1, 3};
+  test::GridSpec<2> sa{{13, 11}, {2, 3}, Order::row_major, 0, {1, 2}, Order::column_major, 0, 7,
+                       std::vector<int>(ra.begin(), ra.end())};
+  test::GridSpec<2> sb{{13, 11}, {3, 2}, Order::column_major, 0, {0, 1}, Order::row_major, 0, 7,
+                       std::vector<int>(rb.begin(), rb.end())};
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 20; ++trial) {
+    const D da{Cyclic<>{1 + static_cast<index_t>(rng() % 4)}, test::make_dist<GenBlock>(11, 3, rng)};
+    const D db{Cyclic<>{1 + static_cast<index_t>(rng() % 4)}, test::make_dist<GenBlock>(11, 2, rng)};
+    check_pair(bind_case(da, sa, std::index_sequence<0, 1>{}), bind_case(db, sb, std::index_sequence<0, 1>{}));
   }
 }

@@ -317,7 +317,7 @@ class DistArrayBase {
                        " to be X's static extent " + std::to_string(static_extent(d)) + " (got " +
                        std::to_string(extents[d]) + ")");
       if constexpr (one_dimensional) {
-        if (grid.size() != comm.size() || grid.first() != 0)
+        if (grid.size() != comm.size() || grid.first() != 0 || !grid.rank_map().empty())
           report_error(name + "(" + Derived::memory_argument +
                        "comm, n, grid) requires the grid to hold every process of the communicator from rank 0 (a grid of " +
                        std::to_string(grid.size()) + " from rank " + std::to_string(grid.first()) +

@@ -108,9 +108,11 @@ class Dist<D...>::basic_mapping {
       REDIST_EXPECTS(static_extent(d) == dynamic || static_cast<index_t>(static_extent(d)) == extents[d],
                      "redist::Dist::mapping requires extent " + std::to_string(d) + " to be its static extent " +
                          std::to_string(static_extent(d)) + " (got " + std::to_string(extents[d]) + ")");
-    REDIST_EXPECTS(grid_.first() + grid_.size() <= nprocs,
+    REDIST_EXPECTS(grid_.end_rank() <= nprocs,
                    "redist::DistArray(comm, extents, grid) requires the grid to fit the communicator (grid of " +
-                       std::to_string(grid_.size()) + " processes from rank " + std::to_string(grid_.first()) +
+                       std::to_string(grid_.size()) + " processes " +
+                       (grid_.rank_map().empty() ? "from rank " + std::to_string(grid_.first())
+                                                 : "up to rank " + std::to_string(grid_.end_rank() - 1)) +
                        ", communicator of " + std::to_string(nprocs) + ")");
     for (std::size_t d = 0; d < N; ++d) {
       REDIST_EXPECTS(extents[d] >= 0, "redist::DistArray(comm, extents, grid) requires every extent to be >= 0");
@@ -142,7 +144,8 @@ class Dist<D...>::basic_mapping {
   constexpr bool is_linear() const noexcept
     requires(N == 1)
   {
-    return grid_.first() == 0 && grid_.size() == nprocs_ && offsets_[0] == 0 && storage_.ld == 0;
+    return grid_.first() == 0 && grid_.rank_map().empty() && grid_.size() == nprocs_ && offsets_[0] == 0 &&
+           storage_.ld == 0;
   }
   /// The 1-D mapping of a rank-1 layout (D::mapping on grid extent 0 processes).
   constexpr const auto& linear() const noexcept
@@ -240,6 +243,7 @@ class Dist<D...>::basic_mapping {
     std::uint64_t h = detail::hash_string(detail::hash_seed, typeid(basic_mapping).name());
     h = hash_mix(h, static_cast<std::uint64_t>(nprocs_));
     h = hash_mix(h, static_cast<std::uint64_t>(grid_.first()));
+    h = hash_mix(h, grid_.rank_map_hash());
     h = hash_mix(h, static_cast<std::uint64_t>(grid_.order()));
     h = hash_mix(h, static_cast<std::uint64_t>(storage_.order));
     for (std::size_t d = 0; d < N; ++d) {
@@ -261,7 +265,7 @@ class Dist<D...>::basic_mapping {
       return grid.to_dynamic();
     } else {
       const G g = std::apply([](auto... e) { return G(e...); }, grid.extents());
-      return g.with_order(grid.order()).with_first(grid.first());
+      return g.placed_as(grid);
     }
   }
 

@@ -64,13 +64,27 @@ std::array<BlacsGrid, K> blacs_grids(const std::array<int, K>& ctxts, const boos
     // Row-major ("Row") unless the process after `first` is (1, 0) of a grid with more than one column.
     if (g.npcol > 1 && g.nprow > 1 && first + 1 < p && at(first + 1, 2) == 1 && at(first + 1, 3) == 0)
       g.order = Order::column_major;
-    for (int r = 0; r < p; ++r)
+    bool consecutive = true;
+    for (int r = 0; r < p && consecutive; ++r)
       if (at(r, 0) > 0) {
         const auto c = g.grid().coords_of(r);
-        if (!c || (*c)[0] != at(r, 2) || (*c)[1] != at(r, 3))
-          fail("to be consecutive ranks of comm numbered row- or column-major (rank " + std::to_string(r) +
-               " is process (" + std::to_string(at(r, 2)) + ", " + std::to_string(at(r, 3)) + "))");
+        consecutive = c && (*c)[0] == at(r, 2) && (*c)[1] == at(r, 3);
       }
+    if (!consecutive) {  // a general Cblacs_gridmap: the map of ranks, row-major by position
+      std::vector<int> ranks(static_cast<std::size_t>(g.size()), -1);
+      for (int r = 0; r < p; ++r)
+        if (at(r, 0) > 0) {
+          if (at(r, 2) >= g.nprow || at(r, 3) >= g.npcol)
+            fail("to place its processes inside its grid (rank " + std::to_string(r) + " is process (" +
+                 std::to_string(at(r, 2)) + ", " + std::to_string(at(r, 3)) + "))");
+          int& slot = ranks[static_cast<std::size_t>(at(r, 2) * g.npcol + at(r, 3))];
+          if (slot >= 0)
+            fail("to place one process at each grid position (ranks " + std::to_string(slot) + " and " +
+                 std::to_string(r) + " are both (" + std::to_string(at(r, 2)) + ", " + std::to_string(at(r, 3)) + "))");
+          slot = r;
+        }
+      g = BlacsGrid{g.nprow, g.npcol}.with_ranks(ranks);
+    }
     grids[k] = g;
   }
   return grids;
@@ -80,9 +94,10 @@ std::array<BlacsGrid, K> blacs_grids(const std::array<int, K>& ctxts, const boos
 /// The grid of the BLACS context ctxt as a BlacsGrid on the ranks of comm. Collective over
 /// comm: every rank calls it, those outside the context with ctxt = -1, and every rank gets the
 /// grid (Cblacs_gridinfo on each process and one all-gather). Throws redist::error on every
-/// rank when no rank is in the context or when its processes are not ranks first, first + 1,
-/// ... of comm numbered row- or column-major (as from a general Cblacs_gridmap). A grid of one
-/// row or one column is reported row_major (both orders number it alike).
+/// rank when no rank is in the context. A grid whose processes are ranks first, first + 1, ...
+/// of comm numbered row- or column-major is reported as such (a grid of one row or one column
+/// row_major: both orders number it alike); any other (a general Cblacs_gridmap) with its rank
+/// map (BlacsGrid::with_ranks).
 inline BlacsGrid blacs_grid(int ctxt, Communicator comm_arg) {
   const boost::mpi::communicator& comm = comm_arg.get();
   const char* call = "redist::scalapack::blacs_grid(ctxt, comm)";

@@ -77,17 +77,39 @@ struct Descriptor {
 
 /// A BLACS process grid as redist sees it: nprow × npcol processes on ranks
 /// [first, first + nprow*npcol) of the communicator, numbered row-major (BLACS "Row", the
-/// default of Cblacs_gridinit) or column-major ("Col"). Grids made by Cblacs_gridmap with any
-/// other rank map cannot be expressed. redist/interop/blacs.hpp reads it from a BLACS context.
+/// default of Cblacs_gridinit) or column-major ("Col"); or, for a grid made by Cblacs_gridmap
+/// with any other map, `with_ranks(ranks)`: process (i, j) on rank ranks[i * npcol + j].
+/// redist/interop/blacs.hpp reads it from a BLACS context.
 struct BlacsGrid {
   int nprow = 1;
   int npcol = 1;
   Order order = Order::row_major;
   int first = 0;
+  /// The rank map of a general grid (interned; set by with_ranks), positions numbered in order;
+  /// nullptr for consecutive ranks.
+  const redist::detail::RankTable* map = nullptr;
 
   constexpr int size() const noexcept { return nprow * npcol; }
-  /// The redist grid: Grid{nprow, npcol}.with_order(order).with_first(first).
-  DynamicGrid<2> grid() const { return DynamicGrid<2>(nprow, npcol).with_order(order).with_first(first); }
+  /// The redist grid: Grid{nprow, npcol}.with_order(order).with_first(first), placed by the
+  /// rank map when there is one.
+  DynamicGrid<2> grid() const {
+    return DynamicGrid<2>(nprow, npcol).with_order(order).with_first(first).with_rank_table(map);
+  }
+  /// This grid with process (i, j) on rank ranks[i * npcol + j] (row-major positions, whatever
+  /// order says): ranks holds size() distinct ranks >= 0. Consecutive row- or column-major ranks
+  /// give the plain grid (no map).
+  BlacsGrid with_ranks(std::span<const int> ranks) const {
+    const DynamicGrid<2> g = DynamicGrid<2>(nprow, npcol).with_ranks(ranks);
+    BlacsGrid b{nprow, npcol, Order::row_major, g.first(), g.rank_table()};
+    if (b.map != nullptr && nprow > 1 && npcol > 1) {  // column-major consecutive ranks?
+      bool col = true;
+      for (int i = 0; i < nprow && col; ++i)
+        for (int j = 0; j < npcol && col; ++j)
+          col = ranks[static_cast<std::size_t>(i * npcol + j)] == ranks[0] + i + j * nprow;
+      if (col) b = BlacsGrid{nprow, npcol, Order::column_major, ranks[0]};
+    }
+    return b;
+  }
   friend constexpr bool operator==(const BlacsGrid&, const BlacsGrid&) = default;
 };
 
@@ -95,7 +117,7 @@ struct BlacsGrid {
 template <std::size_t... E>
   requires(sizeof...(E) == 2)
 constexpr BlacsGrid blacs_grid(const Grid<E...>& g) noexcept {
-  return BlacsGrid{g.extent(0), g.extent(1), g.order(), g.first()};
+  return BlacsGrid{g.extent(0), g.extent(1), g.order(), g.first(), g.rank_table()};
 }
 
 /// ScaLAPACK's NUMROC: how many of n rows (or columns), in blocks of nb dealt from process isrc
@@ -270,14 +292,18 @@ inline redist::detail::PlanCache& gemr2d_cache() {
   return cache;
 }
 
-/// The values of one matrix every rank in its context must agree on (10), then the call's (7).
-enum : std::size_t { n_matrix = 10, n_args = 7 };
+/// The values of one matrix every rank in its context must agree on (11), then the call's (7).
+/// The last is a hash of the grid's rank map (0 without one); the map itself is agreed when a
+/// plan is made (agreed_rank_table).
+enum : std::size_t { n_matrix = 11, n_args = 7 };
 inline std::array<index_t, n_matrix> matrix_values(const Descriptor& d, const BlacsGrid& g) {
-  return {d.m, d.n, d.mb, d.nb, d.rsrc, d.csrc, g.nprow, g.npcol, static_cast<index_t>(g.order), g.first};
+  return {d.m,     d.n,     d.mb, d.nb, d.rsrc, d.csrc, g.nprow, g.npcol, static_cast<index_t>(g.order), g.first,
+          static_cast<index_t>(g.grid().rank_map_hash())};
 }
-inline constexpr const char* matrix_names[n_matrix] = {"m (DESC(M_))",  "n (DESC(N_))",  "mb (DESC(MB_))",
-                                                        "nb (DESC(NB_))", "rsrc (DESC(RSRC_))", "csrc (DESC(CSRC_))",
-                                                        "grid nprow",   "grid npcol",    "grid order", "grid first rank"};
+inline constexpr const char* matrix_names[n_matrix] = {
+    "m (DESC(M_))",       "n (DESC(N_))", "mb (DESC(MB_))", "nb (DESC(NB_))",  "rsrc (DESC(RSRC_))",
+    "csrc (DESC(CSRC_))", "grid nprow",   "grid npcol",     "grid order",      "grid first rank",
+    "grid rank map"};
 inline constexpr const char* arg_names[n_args] = {"m", "n", "ia", "ja", "ib", "jb", "element type size"};
 
 /// The checks of one matrix a rank in its context can make alone.
@@ -286,9 +312,11 @@ inline std::optional<std::string> check_local(const char* call, const char* name
   auto fail = [&](const std::string& what) { return std::string(call) + " requires " + name + what; };
   if (d.dtype != 1) return fail(".dtype (DTYPE_) to be 1 (got " + std::to_string(d.dtype) + ")");
   if (g.nprow <= 0 || g.npcol <= 0) return fail("'s grid to have nprow, npcol > 0");
-  if (g.first < 0 || index_t{g.first} + index_t{g.nprow} * g.npcol > nprocs)
+  if (g.first < 0 || (g.map == nullptr ? index_t{g.first} + index_t{g.nprow} * g.npcol : g.map->end) > nprocs)
     return fail("'s grid to fit the communicator (" + std::to_string(g.nprow) + " x " + std::to_string(g.npcol) +
-                " from rank " + std::to_string(g.first) + ", communicator of " + std::to_string(nprocs) + ")");
+                (g.map == nullptr ? " from rank " + std::to_string(g.first)
+                                  : " up to rank " + std::to_string(g.map->end - 1)) +
+                ", communicator of " + std::to_string(nprocs) + ")");
   if (!g.grid().coords_of(rank))
     return fail("'s grid to contain every rank in its context (rank " + std::to_string(rank) +
                 " has ctxt != -1 but is not in the grid)");
@@ -311,10 +339,11 @@ struct SubLayout {
   index_t start = 0;
   index_t size = 0;
 };
-inline SubLayout sub_layout(const std::array<index_t, n_matrix>& v, index_t lld, index_t m, index_t n, index_t i,
-                            index_t j, int rank, int nprocs) {
+inline SubLayout sub_layout(const std::array<index_t, n_matrix>& v, const redist::detail::RankTable* rank_map,
+                            index_t lld, index_t m, index_t n, index_t i, index_t j, int rank, int nprocs) {
   const index_t mb = v[2], nb = v[3];
-  const BlacsGrid g{static_cast<int>(v[6]), static_cast<int>(v[7]), static_cast<Order>(v[8]), static_cast<int>(v[9])};
+  const BlacsGrid g{static_cast<int>(v[6]), static_cast<int>(v[7]), static_cast<Order>(v[8]), static_cast<int>(v[9]),
+                    rank_map};
   const int rsrc = static_cast<int>(v[4]), csrc = static_cast<int>(v[5]);
   // Row i is on grid row (RSRC + i / MB) mod nprow, in a block of which MB - i % MB rows remain.
   const std::array<int, 2> offsets{static_cast<int>((rsrc + i / mb) % g.nprow),
@@ -435,12 +464,28 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
   range(ia, ja, mat[0], "desca", "ia", "ja");
   range(ib, jb, mat[1], "descb", "ib", "jb");
 
+  // The rank maps of general grids, agreed (their hashes are): the ranks in a context know it,
+  // the others learn it, by one all-reduce per map.
+  std::array<const redist::detail::RankTable*, 2> maps{};
+  for (int x = 0; x < 2; ++x) {
+    if (mat[x][10] == 0) continue;
+    const BlacsGrid& own = x == 0 ? grida : gridb;
+    std::vector<int> ranks(static_cast<std::size_t>(mat[x][6] * mat[x][7]), -1), agreed_ranks(ranks.size());
+    if ((x == 0 ? in_a : in_b) && own.map != nullptr) ranks = own.map->rank;
+    MPI_Allreduce(ranks.data(), agreed_ranks.data(), static_cast<int>(ranks.size()), MPI_INT, MPI_MAX,
+                  static_cast<MPI_Comm>(comm));
+    maps[x] = DynamicGrid<2>(static_cast<int>(mat[x][6]), static_cast<int>(mat[x][7]))
+                  .with_order(static_cast<Order>(mat[x][8]))
+                  .with_ranks(agreed_ranks)
+                  .rank_table();
+  }
+
   // A rank inside an agreed grid must be in that context: a check only it can make.
   std::optional<std::string> post_error;
   for (int x = 0; x < 2 && !post_error; ++x) {
     const auto& v = mat[x];
     const BlacsGrid g{static_cast<int>(v[6]), static_cast<int>(v[7]), static_cast<Order>(v[8]),
-                      static_cast<int>(v[9])};
+                      static_cast<int>(v[9]), maps[x]};
     if (g.grid().coords_of(rank) && !(x == 0 ? in_a : in_b))
       post_error = std::string(call) + " requires every rank of " + (x == 0 ? "desca" : "descb") +
                    "'s grid to be in its context (rank " + std::to_string(rank) + " passed ctxt = -1)";
@@ -449,8 +494,8 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
 
   // Plan: the two sub-matrices as layouts of their own (see BlockCyclic), over the local buffers.
   if (hit != nullptr) cache.erase(hit);  // every rank rebuilds, so that all run a new plan's first run
-  const SubLayout sa = sub_layout(mat[0], in_a ? desca.lld : 0, m, n, ia - 1, ja - 1, rank, nprocs);
-  const SubLayout sb = sub_layout(mat[1], in_b ? descb.lld : 0, m, n, ib - 1, jb - 1, rank, nprocs);
+  const SubLayout sa = sub_layout(mat[0], maps[0], in_a ? desca.lld : 0, m, n, ia - 1, ja - 1, rank, nprocs);
+  const SubLayout sb = sub_layout(mat[1], maps[1], in_b ? descb.lld : 0, m, n, ib - 1, jb - 1, rank, nprocs);
   std::array<index_t, n_args + 2 * n_matrix> agreed{};
   std::copy(key.args.begin(), key.args.end(), agreed.begin());
   std::copy(mat[0].begin(), mat[0].end(), agreed.begin() + n_args);
