@@ -1,5 +1,8 @@
-// MPI tests of the collective consistency check: a parameter that differs on one rank makes every rank throw, no hang.
+// MPI tests of the collective consistency check: a parameter that differs on one rank, or a rank that cannot
+// allocate its part, makes every rank throw, no hang.
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include <boost/mpi/communicator.hpp>
 #include <catch2/catch.hpp>
@@ -14,6 +17,12 @@ using redist::test::all_ok;
 using redist::test::throws_with;
 
 namespace {
+/// Sets options::shared_memory for one scope.
+struct SharedMemory {
+  explicit SharedMemory(bool on) : before{default_options().shared_memory} { default_options().shared_memory = on; }
+  ~SharedMemory() { default_options().shared_memory = before; }
+  bool before;
+};
 /// Turns the construction-time check off for one scope, to reach the plan-time check.
 struct UncheckedConstruction {
   UncheckedConstruction() { default_options().check_consistency = false; }
@@ -108,5 +117,55 @@ TEST_CASE("A parameter that differs on one rank makes every rank throw", "[mpi][
     bool ok = true;
     for (index_t l = 0; l < b.local_size(); ++l) ok = ok && b.local()[l] == static_cast<double>(b.global_index(l));
     REQUIRE(all_ok(world, ok));
+  }
+}
+
+TEST_CASE("A rank that cannot hold its part makes every rank throw, naming the rank and the bytes",
+          "[mpi][consistency][memory]") {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's operator new ends the process on an impossible request instead of throwing
+  // std::bad_alloc, so the sanitized build cannot run this test; the plain suite does.
+  return;
+#endif
+  mpi::communicator world;
+  const int p = world.size();
+  // An array made before, to show that nothing else changes and nothing hangs afterwards.
+  DistArray<double, Cyclic<3>> keep(world, 40);
+  for (std::size_t l = 0; l < keep.local().size(); ++l) keep.local()[l] = 1.5 * static_cast<double>(l);
+  const auto intact = [&] {
+    bool ok = true;
+    for (std::size_t l = 0; l < keep.local().size(); ++l) ok = ok && keep.local()[l] == 1.5 * static_cast<double>(l);
+    DistArray<double, Block> b(world, 40);
+    b = keep;  // the communicator still works: every rank is at the same collective call
+    return ok;
+  };
+  for (const bool shared : {false, true}) {
+    const SharedMemory scope(shared);
+    INFO("shared memory " << shared);
+    // GenBlock giving 2^42 doubles (32 TiB) to the last rank: far more than this machine has.
+    std::vector<index_t> sizes(static_cast<std::size_t>(p), 10);
+    sizes.back() = index_t{1} << 42;
+    const index_t n = 10 * (p - 1) + (index_t{1} << 42);
+    const std::string want = "could not allocate this rank's part (4398046511104 elements of 8 bytes, 35184372088832 "
+                             "bytes, on rank " + std::to_string(p - 1) + ")";
+    REQUIRE(all_ok(world, throws_with([&] { DistArray<double, GenBlock> a(world, n, GenBlock(sizes)); }, want)));
+    REQUIRE(all_ok(world, intact()));
+    // The issue's case, 2^62 chars in blocks of 2^61: a redist::error (not std::bad_alloc) on
+    // every rank (at 4 ranks, the period 2^61 * 4 overflowing already); and in 4 blocks of 2^60,
+    // each rank with blocks asked for 2^60 bytes a block: its own message, or the lowest failing
+    // rank's (rank 0's) on a rank without blocks.
+    const auto issue = [&] { DistArray<char, Cyclic<dynamic>> c(world, index_t{1} << 62, Cyclic<dynamic>(index_t{1} << 61)); };
+    REQUIRE(all_ok(world, throws_with(issue, "redist")));
+    const auto blocks = [&](int r) { return r < 4 ? index_t{(4 - r + p - 1) / p} : index_t{0}; };
+    const index_t part = (blocks(world.rank()) > 0 ? blocks(world.rank()) : blocks(0)) << 60;
+    const auto big = [&] { DistArray<char, Cyclic<dynamic>> c(world, index_t{1} << 62, Cyclic<dynamic>(index_t{1} << 60)); };
+    REQUIRE(all_ok(world, throws_with(big, std::to_string(part) + " elements of 1 byte, " + std::to_string(part) +
+                                               " bytes, on rank")));
+    REQUIRE(all_ok(world, intact()));
+    // 2^62 doubles on rank 0 alone: 2^65 bytes cannot even be counted; nothing is allocated.
+    const auto huge = [&] { DistArray<double, Dist<Block>> h(world, {index_t{1} << 62}, Grid{1}); };
+    REQUIRE(all_ok(world, throws_with(huge, "requires this rank's part to fit in memory (4611686018427387904 elements "
+                                            "of 8 bytes on rank 0: the bytes overflow)")));
+    REQUIRE(all_ok(world, intact()));
   }
 }

@@ -150,6 +150,27 @@ TEST_CASE("Figure 6: E-TPDR schedules Figure 2 as {m1,m3,m6,m9,m13} {m4,m7,m10,m
   CHECK(schedule::schedule_cost(m, s) == 36);  // "this example does not reflect lower total cost"
 }
 
+TEST_CASE("E-TPDR can cost more than TPDR: P = 12, 781 against 885 (explained in doc/papers.md)",
+          "[gen_block][seed002][etpdr]") {
+  const std::vector<index_t> src{437, 289, 387, 158, 219, 0, 483, 345, 515, 299, 427, 537};
+  const std::vector<index_t> dst{98, 503, 633, 642, 641, 382, 316, 38, 251, 331, 231, 30};
+  const auto m = index::gen_block_messages(src, dst);
+  REQUIRE(m.size() == 22);
+  CHECK(schedule::max_degree(m, 12, schedule::LocalMessages::counted) == 4);  // SP10: m16 ... m19
+  const auto t = schedule::tpdr_schedule(m, 12), e = schedule::etpdr_schedule(m, 12);
+  CHECK(check_global(m, 12, t, true).empty());
+  CHECK(check_global(m, 12, e, true).empty());
+  // Step 4 is SP10's m17 in both; E-TPDR adds the local m7 and m22 to it. In step 3, DP3 and SP11
+  // (now of degree 2) pick nothing, and DP2 takes m6 (121), which SP3's m7 blocked in TPDR,
+  // instead of m4 (125): the path m2 m3 m4 m5 stays whole for the two-colouring, and m2 (339)
+  // and m5 (387) fall in different steps.
+  CHECK(numbered(t) == Steps{{1, 3, 6, 8, 12, 14, 16, 21}, {2, 5, 9, 11, 13, 15, 18, 20}, {4, 7, 10, 19, 22}, {17}});
+  CHECK(numbered(e) == Steps{{2, 4, 8, 12, 15, 18, 20}, {3, 5, 9, 11, 13, 16, 21}, {1, 6, 10, 14, 19}, {7, 17, 22}});
+  CHECK(schedule::schedule_cost(m, t) == 231 + 387 + 125 + 38);
+  CHECK(schedule::schedule_cost(m, e) == 339 + 387 + 121 + 38);
+  CHECK(schedule::schedule_cost(m, e) - schedule::schedule_cost(m, t) == 104);
+}
+
 TEST_CASE("Figure 1: 11 messages 7 | 8 8 | 8 3 | 7 3 | 7 | 6 15 28, three steps, step 3 is {m9}",
           "[gen_block][seed002]") {
   const auto m = index::gen_block_messages(fig1_src, fig1_dst);

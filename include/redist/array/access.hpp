@@ -21,7 +21,7 @@ struct array_access {
   /// type without one).
   template <class A>
   static const runtime::SharedSegment* segment(const A& a) noexcept {
-    if constexpr (requires { a.data_.segment(); }) return a.data_.segment();  // DistArray
+    if constexpr (requires { a.storage_.segment(); }) return a.storage_.segment();  // DistArray
     else if constexpr (requires { a.segment_; }) return a.segment_;          // DistView
     else return nullptr;
   }

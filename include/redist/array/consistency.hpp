@@ -83,7 +83,10 @@ inline std::uint64_t agree(const boost::mpi::communicator& comm, std::string_vie
     std::string message = local_error ? *local_error : std::string();
     boost::mpi::broadcast(comm, message, lowest);
     if (local_error) report_error(*local_error);
-    report_error(message + " (on rank " + std::to_string(lowest) + ")");
+    const std::string where = "on rank " + std::to_string(lowest);
+    if (message.find(where + ")") != std::string::npos || message.find(where + ",") != std::string::npos)
+      report_error(message);  // the message names the rank already
+    report_error(message + " (" + where + ")");
   }
   for (std::size_t i = 0; i < k; ++i)
     if (all[i] != ~all[k + i])

@@ -60,7 +60,7 @@ namespace redist {
 /// arguments (storage.ld may differ, as ScaLAPACK's LLD); with default_options().check_consistency
 /// one small all-reduce verifies that, and a bad parameter throws redist::error on every rank.
 template <class T, class D, class G, class X>
-class DistArray : public detail::DistArrayBase<DistArray<T, D, G, X>, T, D, G, X> {
+class DistArray : private detail::OwnedStorage<T>, public detail::DistArrayBase<DistArray<T, D, G, X>, T, D, G, X> {
   using base = detail::DistArrayBase<DistArray<T, D, G, X>, T, D, G, X>;
 
  public:
@@ -79,7 +79,7 @@ class DistArray : public detail::DistArrayBase<DistArray<T, D, G, X>, T, D, G, X
     requires(!base::one_dimensional)
   DistArray(Communicator comm, const extents_type& extents, const D& dist, const Grid<E...>& grid,
             const coords_type& offsets = {}, Storage storage = {})
-      : base(detail::unknown_size, comm.get(), extents, dist, grid, offsets, storage), data_(allocate()) {}
+      : base(detail::LocalMemory<T>(&this->storage_), comm.get(), extents, dist, grid, offsets, storage) {}
 
   template <std::size_t... E>
     requires(!base::one_dimensional && std::default_initializable<D>)
@@ -93,12 +93,12 @@ class DistArray : public detail::DistArrayBase<DistArray<T, D, G, X>, T, D, G, X
   template <std::size_t P>
     requires base::one_dimensional
   DistArray(Communicator comm, index_t n, const D& dist, const Grid<P>& grid)
-      : base(detail::unknown_size, comm.get(), extents_type{n}, dist_type(dist), grid, coords_type{}, Storage{}),
-        data_(allocate()) {}
+      : base(detail::LocalMemory<T>(&this->storage_), comm.get(), extents_type{n}, dist_type(dist), grid, coords_type{},
+             Storage{}) {}
 
   DistArray(Communicator comm, index_t n, const D& dist)
     requires base::one_dimensional
-      : base(detail::unknown_size, comm.get(), n, dist), data_(allocate()) {}
+      : base(detail::LocalMemory<T>(&this->storage_), comm.get(), n, dist) {}
 
   template <std::size_t P>
     requires(base::one_dimensional && std::default_initializable<D>)
@@ -113,7 +113,7 @@ class DistArray : public detail::DistArrayBase<DistArray<T, D, G, X>, T, D, G, X
   /// Extents<64, 64>> m(world).
   explicit DistArray(Communicator comm)
     requires(base::has_static_extents() && std::default_initializable<D> && (base::one_dimensional || grid_type::rank_dynamic() == 0))
-      : base(detail::unknown_size, comm.get()), data_(allocate()) {}
+      : base(detail::LocalMemory<T>(&this->storage_), comm.get()) {}
 
   DistArray(const DistArray&) = default;
   DistArray(DistArray&&) noexcept = default;
@@ -125,25 +125,15 @@ class DistArray : public detail::DistArrayBase<DistArray<T, D, G, X>, T, D, G, X
   }
 
   /// This rank's elements in local storage order (with the padding of the leading dimension).
-  std::span<T> local() noexcept { return data_.span(); }
-  std::span<const T> local() const noexcept { return data_.span(); }
+  std::span<T> local() noexcept { return this->storage_.span(); }
+  std::span<const T> local() const noexcept { return this->storage_.span(); }
   /// True when local() lives in a shared-memory window of this rank's node
   /// (options::shared_memory), where `b = a` reads it in place from the other ranks of the node.
   /// A copy of an array is always in ordinary memory.
-  bool in_shared_memory() const noexcept { return data_.segment() != nullptr; }
+  bool in_shared_memory() const noexcept { return this->storage_.segment() != nullptr; }
 
  private:
   friend struct detail::array_access;
-
-  /// This rank's local storage: in a shared window of its node when options::shared_memory.
-  detail::LocalStorage<T> allocate() const {
-    std::shared_ptr<const runtime::Node> node;
-    if (default_options().shared_memory && this->comm_.size() > 1)
-      node = runtime::node_of(static_cast<MPI_Comm>(this->comm_), default_options().node_size);
-    return detail::LocalStorage<T>(static_cast<std::size_t>(this->local_size()), std::move(node));
-  }
-
-  detail::LocalStorage<T> data_;
 };
 
 template <class D>

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <new>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -17,6 +19,7 @@
 #include <redist/array/communicator.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/expression.hpp>
+#include <redist/array/local_storage.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/redistribute.hpp>
@@ -49,6 +52,18 @@ struct as_dist<Dist<D...>> {
 /// No size given with the local storage: the caller vouches for it (a DistView over a raw
 /// pointer), or redist allocates it (DistArray).
 inline constexpr std::size_t unknown_size = std::numeric_limits<std::size_t>::max();
+
+/// The local memory an array's construction deals with: the elements of the caller's memory
+/// (DistView: `given`, unknown_size when not given), or the storage redist allocates (DistArray:
+/// `store`), which construction allocates before the ranks agree, so that a rank that cannot
+/// hold its part makes every rank throw.
+template <class T>
+struct LocalMemory {
+  std::size_t given = unknown_size;
+  LocalStorage<T>* store = nullptr;
+  LocalMemory(std::size_t g) noexcept : given{g} {}  // implicit: a DistView passes its size
+  explicit LocalMemory(LocalStorage<T>* s) noexcept : store{s} {}
+};
 
 /// The layout, communicator, queries, assignment and plan cache of a distributed array, shared
 /// by DistArray (which owns its local elements) and DistView (which works on the caller's):
@@ -244,18 +259,18 @@ class DistArrayBase {
  protected:
   friend struct array_access;
 
-  /// N-D. `given`: elements of the caller's memory on this rank (unknown_size: not given).
+  /// N-D. `memory`: the elements of the caller's memory on this rank, or the storage to allocate.
   template <std::size_t... E>
-  DistArrayBase(std::size_t given, const boost::mpi::communicator& comm, const extents_type& extents, const dist_type& dist,
-                const Grid<E...>& grid, const coords_type& offsets, Storage storage)
-      : comm_{comm}, mapping_{bind(given, comm_, extents, dist, grid, offsets, storage)}, dist_{as_declared(dist)} {}
+  DistArrayBase(LocalMemory<value_type> memory, const boost::mpi::communicator& comm, const extents_type& extents,
+                const dist_type& dist, const Grid<E...>& grid, const coords_type& offsets, Storage storage)
+      : comm_{comm}, mapping_{bind(memory, comm_, extents, dist, grid, offsets, storage)}, dist_{as_declared(dist)} {}
   /// 1-D on every process of comm.
-  DistArrayBase(std::size_t given, const boost::mpi::communicator& comm, index_t n, const D& dist)
+  DistArrayBase(LocalMemory<value_type> memory, const boost::mpi::communicator& comm, index_t n, const D& dist)
     requires one_dimensional
-      : DistArrayBase(given, comm, extents_type{n}, dist_type(dist), default_grid(comm), coords_type{}, Storage{}) {}
+      : DistArrayBase(memory, comm, extents_type{n}, dist_type(dist), default_grid(comm), coords_type{}, Storage{}) {}
   /// Extents and distribution from the type.
-  DistArrayBase(std::size_t given, const boost::mpi::communicator& comm)
-      : DistArrayBase(given, comm, static_extents(), dist_type(D{}), static_grid(comm), coords_type{}, Storage{}) {}
+  DistArrayBase(LocalMemory<value_type> memory, const boost::mpi::communicator& comm)
+      : DistArrayBase(memory, comm, static_extents(), dist_type(D{}), static_grid(comm), coords_type{}, Storage{}) {}
 
   DistArrayBase(const DistArrayBase&) = default;
   DistArrayBase(DistArrayBase&&) noexcept = default;
@@ -353,12 +368,43 @@ class DistArrayBase {
     return m->local_size(comm.rank());
   }
 
-  /// The mapping, agreed by every rank (collective).
+  /// This rank's local storage for m, or why it cannot have it: the bytes overflow, or the
+  /// memory is not there. In ordinary memory it is allocated here; for a shared window (made
+  /// later, collectively over the node) only tried: as many bytes allocated and freed.
+  static std::optional<std::string> allocate_local(const mapping_type& m, int rank, bool shared,
+                                                   LocalStorage<value_type>& store) {
+    const index_t n = m.local_size(rank);
+    const std::string part = std::to_string(n) + " elements of " + std::to_string(sizeof(value_type)) +
+                             (sizeof(value_type) == 1 ? " byte" : " bytes");
+    if (static_cast<std::uint64_t>(n) > std::numeric_limits<std::size_t>::max() / sizeof(value_type) ||
+        static_cast<std::uint64_t>(n) * sizeof(value_type) > static_cast<std::uint64_t>(std::numeric_limits<std::ptrdiff_t>::max()))
+      return call_name() + " requires this rank's part to fit in memory (" + part + " on rank " +
+             std::to_string(rank) + ": the bytes overflow)";
+    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(value_type);
+    try {
+      if (shared) ::operator delete(::operator new(bytes));
+      else store = LocalStorage<value_type>(static_cast<std::size_t>(n), nullptr);
+    } catch (const std::bad_alloc&) {
+      return call_name() + " could not allocate this rank's part (" + part + ", " + std::to_string(bytes) +
+             " bytes, on rank " + std::to_string(rank) + ")";
+    } catch (const std::length_error&) {
+      return call_name() + " could not allocate this rank's part (" + part + ", " + std::to_string(bytes) +
+             " bytes, on rank " + std::to_string(rank) + ")";
+    }
+    return std::nullopt;
+  }
+
+  /// The mapping, agreed by every rank (collective). A DistArray's storage is allocated before
+  /// the agreement (or, for a node's shared window, tried before and made after it, collectively
+  /// over the node), so that a rank short of memory fails on every rank, before any data moves.
   template <std::size_t... E>
-  static mapping_type bind(std::size_t given, const boost::mpi::communicator& comm, const extents_type& extents,
-                           const dist_type& dist, const Grid<E...>& grid, const coords_type& offsets, Storage storage) {
+  static mapping_type bind(LocalMemory<value_type> memory, const boost::mpi::communicator& comm,
+                           const extents_type& extents, const dist_type& dist, const Grid<E...>& grid,
+                           const coords_type& offsets, Storage storage) {
     std::optional<std::string> failure;
-    std::optional<mapping_type> m = try_mapping(comm, extents, dist, grid, offsets, storage, given, failure);
+    std::optional<mapping_type> m = try_mapping(comm, extents, dist, grid, offsets, storage, memory.given, failure);
+    const bool shared = memory.store != nullptr && default_options().shared_memory && comm.size() > 1;
+    if (m && !failure && memory.store != nullptr) failure = allocate_local(*m, comm.rank(), shared, *memory.store);
     if (default_options().check_consistency) {
       std::uint64_t shape = hash_seed;
       for (index_t e : extents) shape = hash_mix(shape, static_cast<std::uint64_t>(e));
@@ -368,6 +414,10 @@ class DistArrayBase {
       agree(comm, call_name(), params, failure);
     } else if (failure) {
       report_error(*failure);
+    }
+    if (shared) {
+      const auto node = runtime::node_of(static_cast<MPI_Comm>(comm), default_options().node_size);
+      *memory.store = LocalStorage<value_type>(static_cast<std::size_t>(m->local_size(comm.rank())), node);
     }
     return std::move(*m);
   }

@@ -55,4 +55,11 @@ class LocalStorage {
   std::size_t size_ = 0;
 };
 
+/// A DistArray's storage, as its first base class: constructed (empty) before the array's
+/// layout, which allocates it before the ranks agree on the construction (DistArrayBase::bind).
+template <class T>
+struct OwnedStorage {
+  LocalStorage<T> storage_;
+};
+
 }  // namespace redist::detail
