@@ -250,6 +250,19 @@ TEST_CASE("automatic's candidates: BCC always, the hybrids within the window, ch
                     Catch::Contains("requires a plan of schedule::automatic or modeled"));
 }
 
+TEST_CASE("automatic and modeled keep BCC for a phase of more than max_circulant_rows rows", "[circulant][automatic]") {
+  // Cyclic(1) -> Cyclic(1025) on 4 processes: K = 1025 rows, one past the bound; at 1024 the
+  // startup-bound model still proposes a circulant schedule.
+  const schedule::modeled_t m = schedule::modeled(schedule::Machine{1e-3, 1e-12});
+  const CycMap f(Cyclic<dynamic>(1), 1025 * 4 * 3, 4), g(Cyclic<dynamic>(1025), 1025 * 4 * 3, 4);
+  const std::vector<schedule::CyclicChoice> over = automatic_candidates(f, g, m, 1e300);
+  REQUIRE(over.size() == 1);
+  CHECK(over.front().kind == schedule::CyclicChoice::method::bcc);
+  CHECK(plan_with(f, g, 0, m).kind == CirculantPlan::method::bcc);
+  const CycMap f2(Cyclic<dynamic>(1), 1024 * 4 * 3, 4), g2(Cyclic<dynamic>(1024), 1024 * 4 * 3, 4);
+  CHECK(automatic_candidates(f2, g2, m, 1e300).size() > 1);
+}
+
 TEST_CASE("Circulant policies reject bad arguments with a message", "[circulant][errors]") {
   const CycMap f(Cyclic<dynamic>(2), 100, 4), g(Cyclic<dynamic>(6), 101, 4), h(Cyclic<dynamic>(6), 100, 3);
   CHECK_THROWS_WITH(plan_with(f, g, 0, schedule::direct),

@@ -123,15 +123,26 @@ T value_at(index_t i, index_t j, int tag) {
 /// process by 0-3 rows (rank-dependent, as ScaLAPACK allows). Elements hold value_at(i, j, tag),
 /// padding holds a per-rank pattern.
 template <class T>
+Matrix make_matrix_with(const mpi::communicator& comm, const BlacsGrid& g, int m, int n, int mb, int nb, int rsrc,
+                        int csrc, int pad, int tag);
+
+template <class T>
 Matrix make_matrix(const mpi::communicator& comm, std::mt19937& rng, std::mt19937& local_rng, const BlacsGrid& g,
                    int m, int n, int tag) {
-  Matrix a;
-  a.grid = g;
   const int mb = std::uniform_int_distribution<int>(1, 9)(rng);
   const int nb = std::uniform_int_distribution<int>(1, 9)(rng);
   const int rsrc = std::uniform_int_distribution<int>(0, g.nprow - 1)(rng);
   const int csrc = std::uniform_int_distribution<int>(0, g.npcol - 1)(rng);
   const int pad = std::uniform_int_distribution<int>(0, 3)(local_rng);
+  return make_matrix_with<T>(comm, g, m, n, mb, nb, rsrc, csrc, pad, tag);
+}
+
+/// The same with the blocks, sources and this rank's LLD padding given.
+template <class T>
+Matrix make_matrix_with(const mpi::communicator& comm, const BlacsGrid& g, int m, int n, int mb, int nb, int rsrc,
+                        int csrc, int pad, int tag) {
+  Matrix a;
+  a.grid = g;
   const int ctxt = contexts().get(g);
   if (ctxt == -1) {
     a.desc = Descriptor{1, -1, m, n, mb, nb, rsrc, csrc, 1};
@@ -514,6 +525,40 @@ TEST_CASE("descriptor(a, ctxt) of Block and Cyclic<X> arrays is what pdgemr2d re
   if (!am.bytes.empty()) std::memcpy(am.bytes.data(), a.local().data(), am.bytes.size());
   scalapack_gemr2d<double>(29, 23, am, 1, 1, b, 1, 1);
   REQUIRE(all_ok(world, holds_copy<double>(world, b, 29, 23, 1, 1, 1, 1)));
+}
+
+TEST_CASE("gemr2d of one column on a P x 1 grid plans it as the 1-D layout it is, bit for bit as pdgemr2d",
+          "[mpi][scalapack][line]") {
+  mpi::communicator world;
+  const int p = world.size();
+  const BlacsGrid g{p, 1, Order::row_major, 0};
+  const int rows = 6000;
+  struct Case {
+    int mba, mbb, ia, ib;
+    bool line;
+  };
+  // Whole columns, block sizes as seed 000's pairs; then windows that start inside a block, and a
+  // basic cycle of more than 4096 (a block of 5000 rows to CYCLIC(1)), which stay sub-matrices.
+  const Case cases[] = {{8, 5, 1, 1, true},  {100, 3, 1, 1, true},  {4, 28, 1, 1, true},
+                        {8, 5, 3, 1, false}, {8, 5, 1, 2, false}, {5000, 1, 1, 1, false}};
+  for (const Case& c : cases) {
+    const int m = rows - std::max(c.ia, c.ib) + 1;
+    // A is rows x 3 (the window in column 2), B rows x 4 (the window in column 3); LLDs padded.
+    Matrix a = make_matrix_with<double>(world, g, rows, 3, c.mba, 2, 0, 0, world.rank() % 2, 1);
+    Matrix b = make_matrix_with<double>(world, g, rows, 4, c.mbb, 3, 0, 0, 1, 2);
+    Matrix b_scalapack = b;
+    scalapack_gemr2d<double>(m, 1, a, c.ia, 2, b_scalapack, c.ib, 3);
+    const auto da = a.desc.to_array(), db = b.desc.to_array();
+    redist::gemr2d(m, 1, a.data<double>(), c.ia, 2, da.data(), b.data<double>(), c.ib, 3, db.data(), world);
+    INFO("MB " << c.mba << " -> " << c.mbb << ", ia " << c.ia << ", ib " << c.ib);
+    REQUIRE(all_ok(world, b.bytes == b_scalapack.bytes));
+    REQUIRE(all_ok(world, holds_copy<double>(world, b, m, 1, c.ia, 2, c.ib, 3)));
+    const std::array<index_t, 7> args{m, 1, c.ia, 2, c.ib, 3, 8};
+    const auto* e = scalapack::detail::gemr2d_cache().find<scalapack::detail::CacheEntry>(
+        [&](const scalapack::detail::CacheEntry& x) { return x.key.args == args; });
+    REQUIRE(e != nullptr);
+    CHECK(e->r.index() == (c.line ? 1u : 0u));
+  }
 }
 
 TEST_CASE("blacs_grid(ctxt, comm) reads row- and column-major grids on process subsets", "[mpi][scalapack][blacs]") {

@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <mpi.h>
@@ -272,14 +274,30 @@ struct CallKey {
   friend bool operator==(const CallKey&, const CallKey&) = default;
 };
 
-/// A gemr2d plan, found by the call's arguments, with the local windows it runs on.
+/// A column of a matrix on a P × 1 grid of every rank as the 1-D layout it is: Cyclic<>{MB}.
+using LineMapping = Cyclic<>::mapping;
+
+/// A gemr2d plan, found by the call's arguments, with the local windows it runs on: between the
+/// two sub-matrices, or, when both windows are one column that is a 1-D Cyclic layout of the
+/// whole communicator (line_window), between those 1-D layouts, whose plans are the 1-D ones
+/// (the basic-cycle calculation for two block sizes) that a 1-D DistArray gets.
 struct CacheEntry : redist::detail::PlanCache::entry_base {
-  CacheEntry(const CallKey& k, std::uint64_t h, Redistribution<SubMapping, SubMapping> plan, index_t as, index_t an,
-             index_t bs, index_t bn)
-      : key{k}, agreed{h}, r{std::move(plan)}, a_start{as}, a_size{an}, b_start{bs}, b_size{bn} {}
+  using Plan = std::variant<Redistribution<SubMapping, SubMapping>, Redistribution<LineMapping, LineMapping>>;
+  /// The entry with plan alternative I made in place from args (the layouts and the rank).
+  template <std::size_t I, class... Args>
+  CacheEntry(const CallKey& k, std::uint64_t h, index_t as, index_t an, index_t bs, index_t bn,
+             std::in_place_index_t<I> which, Args&&... args)
+      : key{k}, agreed{h}, r{which, std::forward<Args>(args)...}, a_start{as}, a_size{an}, b_start{bs}, b_size{bn} {}
+  template <class T>
+  void run(const boost::mpi::communicator& comm, const T* a, T* b) {
+    std::visit([&](auto& plan) {
+      plan.run(comm, std::span<const T>(a + a_start, static_cast<std::size_t>(a_size)),
+               std::span<T>(b + b_start, static_cast<std::size_t>(b_size)));
+    }, r);
+  }
   CallKey key;
   std::uint64_t agreed = 0;  // hash of the values all ranks agreed on
-  Redistribution<SubMapping, SubMapping> r;
+  Plan r;
   index_t a_start = 0, a_size = 0, b_start = 0, b_size = 0;
 };
 
@@ -361,6 +379,16 @@ inline SubLayout sub_layout(const std::array<index_t, n_matrix>& v, const redist
   return s;
 }
 
+/// True when the window of n columns from 0-based row i of the matrix with agreed values v is
+/// the 1-D layout Cyclic<>{MB} of the window's rows on ranks 0 ... nprocs - 1 in order: one
+/// column (n = 1), a grid of nprocs × 1 from rank 0 without a rank map, and the window's first
+/// row at the start of a block on grid row 0. Its local elements are then consecutive.
+inline bool line_window(const std::array<index_t, n_matrix>& v, index_t i, index_t n, int nprocs) {
+  const index_t mb = v[2], rsrc = v[4], nprow = v[6], npcol = v[7], first = v[9], map = v[10];
+  return n == 1 && npcol == 1 && nprow == nprocs && first == 0 && map == 0 && i % mb == 0 &&
+         (rsrc + i / mb) % nprow == 0;
+}
+
 inline std::uint64_t hash_values(std::span<const index_t> v) {
   std::uint64_t h = redist::detail::hash_seed;
   for (index_t x : v) h = redist::detail::hash_mix(h, static_cast<std::uint64_t>(x));
@@ -422,9 +450,7 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
   // Fast path: every rank has a plan for its arguments, all made under the same agreed values.
   if (all[0] == 0 && all[1] == 0 && same(n_values - 1)) {
     cache.touch(hit);
-    CacheEntry& e = *hit;
-    e.r.run(comm, std::span<const T>(a + e.a_start, static_cast<std::size_t>(e.a_size)),
-            std::span<T>(b + e.b_start, static_cast<std::size_t>(e.b_size)));
+    hit->run(comm, a, b);
     return;
   }
 
@@ -500,11 +526,20 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
   std::copy(key.args.begin(), key.args.end(), agreed.begin());
   std::copy(mat[0].begin(), mat[0].end(), agreed.begin() + n_args);
   std::copy(mat[1].begin(), mat[1].end(), agreed.begin() + n_args + n_matrix);
-  CacheEntry& e = cache.emplace<CacheEntry>(key, hash_values(agreed),
-                                            Redistribution<SubMapping, SubMapping>(sa.mapping, sb.mapping, rank),
-                                            sa.start, sa.size, sb.start, sb.size);
-  e.r.run(comm, std::span<const T>(a + e.a_start, static_cast<std::size_t>(e.a_size)),
-          std::span<T>(b + e.b_start, static_cast<std::size_t>(e.b_size)));
+  const std::uint64_t h = hash_values(agreed);
+  CacheEntry* e = nullptr;
+  // The 1-D plan of two block sizes is the basic-cycle calculation, whose planning grows with the
+  // basic cycle lcm(s, t) / gcd(s, t) (a block of n/P rows to CYCLIC(1): n/P); beyond a few
+  // thousand the sub-matrices' plan, O(P) families, is the cheaper one.
+  const index_t s_a = mat[0][2], s_b = mat[1][2];
+  if (line_window(mat[0], ia - 1, n, nprocs) && line_window(mat[1], ib - 1, n, nprocs) &&
+      std::lcm(s_a, s_b) / std::gcd(s_a, s_b) <= 4096)
+    e = &cache.emplace<CacheEntry>(key, h, sa.start, sa.size, sb.start, sb.size, std::in_place_index<1>,
+                                   LineMapping(Cyclic<>{s_a}, m, nprocs), LineMapping(Cyclic<>{s_b}, m, nprocs), rank);
+  else
+    e = &cache.emplace<CacheEntry>(key, h, sa.start, sa.size, sb.start, sb.size, std::in_place_index<0>, sa.mapping,
+                                   sb.mapping, rank);
+  e->run(comm, a, b);
 }
 }  // namespace detail
 

@@ -106,6 +106,20 @@ constexpr double predict_bcc(index_t messages, index_t steps, index_t n, index_t
          static_cast<double>(n) / static_cast<double>(p) * static_cast<double>(b) * m.td;
 }
 
+/// The most rows K of an R(K, P) phase for which schedule::automatic considers a circulant
+/// schedule. Building a circulant plan visits every row in every step, O(K · steps) with up to K
+/// steps (about 1.4 s at K = 2^14 on 4 ranks), while BCC's plan costs O(basic cycle); the
+/// circulant schedules pay off for small K (few startups saved against K steps) and their plans
+/// for large K would cost more than the exchange. Above it automatic runs BCC, untimed.
+inline constexpr index_t max_circulant_rows = 1024;
+
+/// True when every phase has at most max_circulant_rows rows.
+constexpr bool circulant_plannable(const index::Circulant* phases, int nphases) noexcept {
+  for (int i = 0; i < nphases; ++i)
+    if (phases[i].k > max_circulant_rows) return false;
+  return true;
+}
+
 /// What schedule::automatic runs for a Cyclic pair.
 struct CyclicChoice {
   enum class method : unsigned char { bcc, circulant } kind = method::bcc;
@@ -126,6 +140,7 @@ inline std::vector<CyclicChoice> cyclic_candidates(const index::Circulant* phase
                                                    index_t bcc_steps, index_t n, index_t b, Machine m, double window) {
   std::vector<CyclicChoice> all{
       CyclicChoice{CyclicChoice::method::bcc, 0, predict_bcc(bcc_messages, bcc_steps, n, phases[0].p, b, m)}};
+  if (!circulant_plannable(phases, nphases)) return all;
   int depth = 0;
   for (int i = 0; i < nphases; ++i) depth = depth > indirect_depth(phases[i]) ? depth : indirect_depth(phases[i]);
   for (int d = 0; d <= depth; ++d) {
@@ -145,7 +160,8 @@ inline std::vector<CyclicChoice> cyclic_candidates(const index::Circulant* phase
 /// The cheapest of BCC (`bcc_messages` per process in `bcc_steps` steps) and hybrid(d) for every d from 0 (direct) to
 /// the indirect depth of each phase of `phases` (one R(K, P), or two for a general pair through
 /// CYCLIC(lcm)). Bandwidth-bound, a circulant schedule must beat BCC by 10 %; otherwise ties go to
-/// the circulant schedule, then to the smaller d. The same inputs give the same choice on
+/// the circulant schedule, then to the smaller d. BCC when a phase has more than
+/// max_circulant_rows rows. The same inputs give the same choice on
 /// every process.
 constexpr CyclicChoice choose_cyclic(const index::Circulant* phases, int nphases, index_t bcc_messages,
                                      index_t bcc_steps, index_t n, index_t b, Machine m) {
@@ -157,6 +173,7 @@ constexpr CyclicChoice choose_cyclic(const index::Circulant* phases, int nphases
   // as fast or faster on small arrays.
   const double bytes = static_cast<double>(n) / static_cast<double>(phases[0].p) * static_cast<double>(b) * m.td;
   const bool bandwidth_bound = bytes >= 8 * (best.predicted - bytes);
+  if (!circulant_plannable(phases, nphases)) return best;
   int depth = 0;
   for (int i = 0; i < nphases; ++i) depth = depth > indirect_depth(phases[i]) ? depth : indirect_depth(phases[i]);
   for (int d = 0; d <= depth; ++d) {
