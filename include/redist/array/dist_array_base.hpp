@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <limits>
 #include <new>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
