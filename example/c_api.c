@@ -1,5 +1,6 @@
 /* redist from C (redist/c.h, libredist-c; doc/c-api.md): a load balancer's GEN_BLOCK layout,
- * process p holding 100 + 50 p elements, moved to CYCLIC(4) and back, with every value checked.
+ * process p holding 100 + 50 p elements, moved to CYCLIC(4) and back, and to CYCLIC(4) on a grid
+ * placed on the ranks in reverse (redist_layout_set_ranks), with every value checked.
  * Errors come back as return codes with a message that names the parameter. */
 #include <redist/c.h>
 
@@ -50,6 +51,27 @@ int main(int argc, char** argv) {
   for (int64_t l = 0; l < na; ++l) a[l] = -1;
   TRY(redist_plan_execute(back, b, a));
   for (int64_t l = 0; l < na; ++l) wrong += a[l] != (double)(first + l);
+
+  /* The same CYCLIC(4) layout on a grid placed on the ranks in reverse (process p of the grid on
+   * rank P - 1 - p, as a Cblacs_gridmap grid may place it): rank r then holds process P - 1 - r's
+   * elements. */
+  int* reversed = malloc(sizeof(int) * (size_t)nprocs);
+  for (int p = 0; p < nprocs; ++p) reversed[p] = nprocs - 1 - p;
+  redist_layout placed;
+  TRY(redist_layout_create(1, &dealt, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &placed));
+  TRY(redist_layout_set_ranks(placed, reversed));
+  int64_t nc;
+  TRY(redist_layout_local_size(placed, MPI_COMM_WORLD, &nc));
+  double* c = malloc(sizeof(double) * (size_t)(nc + 1));
+  redist_plan to_placed;
+  TRY(redist_plan_create(cyc, placed, MPI_COMM_WORLD, sizeof(double), &to_placed));
+  TRY(redist_plan_execute(to_placed, b, c));
+  const int me = nprocs - 1 - rank;
+  for (int64_t l = 0; l < nc; ++l) wrong += c[l] != (double)((l / 4) * 4 * nprocs + 4 * me + l % 4);
+  redist_plan_free(&to_placed);
+  redist_layout_free(&placed);
+  free(reversed);
+  free(c);
 
   /* A bad argument: a message, no exit. */
   const redist_dim bad = {REDIST_CYCLIC, n, 0, NULL, nprocs, 0};

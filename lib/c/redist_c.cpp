@@ -4,7 +4,6 @@
 #define OMPI_SKIP_MPICXX 1  // MPI's C++ bindings are not used (and warn under -Wextra)
 #include <redist/c.h>
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <exception>
@@ -232,12 +231,7 @@ int redist_layout_set_ranks(redist_layout layout, const int* ranks) {
     int size = 1;
     for (int d = 0; d < layout->ndims; ++d) size *= layout->grid[d];
     std::vector<int> r(ranks, ranks + size);
-    for (int k = 0; k < size; ++k)
-      if (r[k] < 0) fail("ranks[" + std::to_string(k) + "] must be >= 0 (got " + std::to_string(r[k]) + ")");
-    std::vector<int> sorted = r;
-    std::sort(sorted.begin(), sorted.end());
-    if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
-      fail("ranks must be distinct (rank " + std::to_string(*twice) + " appears twice)");
+    (void)redist::DynamicGrid<1>(size).with_ranks(r);  // Grid's own checks: ranks >= 0, distinct
     layout->ranks = std::move(r);
   });
 }

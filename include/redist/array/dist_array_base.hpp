@@ -381,17 +381,18 @@ class DistArrayBase {
       return call_name() + " requires this rank's part to fit in memory (" + part + " on rank " +
              std::to_string(rank) + ": the bytes overflow)";
     const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(value_type);
+    bool allocated = true;
     try {
       if (shared) ::operator delete(::operator new(bytes));
       else store = LocalStorage<value_type>(static_cast<std::size_t>(n), nullptr);
     } catch (const std::bad_alloc&) {
-      return call_name() + " could not allocate this rank's part (" + part + ", " + std::to_string(bytes) +
-             " bytes, on rank " + std::to_string(rank) + ")";
-    } catch (const std::length_error&) {
-      return call_name() + " could not allocate this rank's part (" + part + ", " + std::to_string(bytes) +
-             " bytes, on rank " + std::to_string(rank) + ")";
+      allocated = false;
+    } catch (const std::length_error&) {  // more than the vector's max_size()
+      allocated = false;
     }
-    return std::nullopt;
+    if (allocated) return std::nullopt;
+    return call_name() + " could not allocate this rank's part (" + part + ", " + std::to_string(bytes) +
+           " bytes, on rank " + std::to_string(rank) + ")";
   }
 
   /// The mapping, agreed by every rank (collective). A DistArray's storage is allocated before

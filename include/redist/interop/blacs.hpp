@@ -58,33 +58,25 @@ std::array<BlacsGrid, K> blacs_grids(const std::array<int, K>& ctxts, const boos
       grids[k] = BlacsGrid{0, 0, Order::row_major, 0};  // nobody is in it
       continue;
     }
-    BlacsGrid g{at(first, 0), at(first, 1), Order::row_major, first};
-    if (members != g.size())
-      fail("to cover " + std::to_string(g.size()) + " processes of comm (it covers " + std::to_string(members) + ")");
-    // Row-major ("Row") unless the process after `first` is (1, 0) of a grid with more than one column.
-    if (g.npcol > 1 && g.nprow > 1 && first + 1 < p && at(first + 1, 2) == 1 && at(first + 1, 3) == 0)
-      g.order = Order::column_major;
-    bool consecutive = true;
-    for (int r = 0; r < p && consecutive; ++r)
+    const int nprow = at(first, 0), npcol = at(first, 1);
+    if (members != nprow * npcol)
+      fail("to cover " + std::to_string(nprow * npcol) + " processes of comm (it covers " + std::to_string(members) +
+           ")");
+    // The rank of each grid position, row-major; BlacsGrid::with_ranks recognises consecutive
+    // ranks in row- or column-major order (BLACS "Row" / "Col") and keeps any other map.
+    std::vector<int> ranks(static_cast<std::size_t>(nprow * npcol), -1);
+    for (int r = 0; r < p; ++r)
       if (at(r, 0) > 0) {
-        const auto c = g.grid().coords_of(r);
-        consecutive = c && (*c)[0] == at(r, 2) && (*c)[1] == at(r, 3);
+        if (at(r, 2) >= nprow || at(r, 3) >= npcol)
+          fail("to place its processes inside its grid (rank " + std::to_string(r) + " is process (" +
+               std::to_string(at(r, 2)) + ", " + std::to_string(at(r, 3)) + "))");
+        int& slot = ranks[static_cast<std::size_t>(at(r, 2) * npcol + at(r, 3))];
+        if (slot >= 0)
+          fail("to place one process at each grid position (ranks " + std::to_string(slot) + " and " +
+               std::to_string(r) + " are both (" + std::to_string(at(r, 2)) + ", " + std::to_string(at(r, 3)) + "))");
+        slot = r;
       }
-    if (!consecutive) {  // a general Cblacs_gridmap: the map of ranks, row-major by position
-      std::vector<int> ranks(static_cast<std::size_t>(g.size()), -1);
-      for (int r = 0; r < p; ++r)
-        if (at(r, 0) > 0) {
-          if (at(r, 2) >= g.nprow || at(r, 3) >= g.npcol)
-            fail("to place its processes inside its grid (rank " + std::to_string(r) + " is process (" +
-                 std::to_string(at(r, 2)) + ", " + std::to_string(at(r, 3)) + "))");
-          int& slot = ranks[static_cast<std::size_t>(at(r, 2) * g.npcol + at(r, 3))];
-          if (slot >= 0)
-            fail("to place one process at each grid position (ranks " + std::to_string(slot) + " and " +
-                 std::to_string(r) + " are both (" + std::to_string(at(r, 2)) + ", " + std::to_string(at(r, 3)) + "))");
-          slot = r;
-        }
-      g = BlacsGrid{g.nprow, g.npcol}.with_ranks(ranks);
-    }
+    const BlacsGrid g = BlacsGrid{nprow, npcol}.with_ranks(ranks);
     grids[k] = g;
   }
   return grids;

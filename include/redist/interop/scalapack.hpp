@@ -312,7 +312,7 @@ inline redist::detail::PlanCache& gemr2d_cache() {
 
 /// The values of one matrix every rank in its context must agree on (11), then the call's (7).
 /// The last is a hash of the grid's rank map (0 without one); the map itself is agreed when a
-/// plan is made (agreed_rank_table).
+/// plan is made (one all-reduce per map, in gemr2d_impl).
 enum : std::size_t { n_matrix = 11, n_args = 7 };
 inline std::array<index_t, n_matrix> matrix_values(const Descriptor& d, const BlacsGrid& g) {
   return {d.m,     d.n,     d.mb, d.nb, d.rsrc, d.csrc, g.nprow, g.npcol, static_cast<index_t>(g.order), g.first,
