@@ -1,8 +1,12 @@
-// A repeated b = a allocates nothing: global operator new is counted in this test program.
+// A repeated b = a allocates nothing: global operator new is counted in this test program. It can
+// also be made to refuse large requests on one rank, to show that a plan's workspace that cannot
+// be allocated is an error on every rank.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <string>
 #include <vector>
 
 #include <boost/mpi/communicator.hpp>
@@ -16,6 +20,8 @@
 
 namespace {
 std::atomic<std::size_t> allocations{0};
+/// operator new throws std::bad_alloc for requests of at least this many bytes (0: never).
+std::atomic<std::size_t> refuse_from{0};
 }  // namespace
 
 // This operator new takes its memory from malloc, so free is the matching release; GCC cannot
@@ -24,6 +30,7 @@ std::atomic<std::size_t> allocations{0};
 
 void* operator new(std::size_t size) {
   ++allocations;
+  if (const std::size_t limit = refuse_from.load(); limit != 0 && size >= limit) throw std::bad_alloc();
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }
@@ -152,4 +159,41 @@ TEST_CASE("Repeated scaled updates, fused assignments and start/wait allocate no
           while (!h.test()) {
           }
         }) == 0);  // start, then test() until done
+}
+
+TEST_CASE("A plan whose workspace one rank cannot allocate makes every rank throw before data moves",
+          "[mpi][alloc][memory]") {
+  boost::mpi::communicator world;
+  const int p = world.size();
+  if (p == 1) return;  // one rank sends no messages and needs no workspace
+  // The corner turn: each rank packs a strided block for every other rank, (p - 1) / p of its
+  // 1 MiB part, in its workspace; the arrays and the plan (a few sections) are small beside it.
+  using Rows = Dist<Block, Collapsed>;
+  using Cols = Dist<Collapsed, Block>;
+  const std::array<index_t, 2> extents{256 * p, 512};
+  auto f = [](const std::array<index_t, 2>& g) { return static_cast<double>(g[0]) * 1000.0 + static_cast<double>(g[1]); };
+  DistArray<double, Rows> a(world, extents, Grid{p, 1});
+  DistArray<double, Cols> b(world, extents, Grid{1, p});
+  redist::test::fill_nd(a, f);
+  for (const bool shared : {false, true}) {
+    INFO("shared memory " << shared);
+    std::fill(b.local().begin(), b.local().end(), -1.0);
+    options opts;
+    opts.shared_memory = shared;
+    const bool last = world.rank() == p - 1;
+    bool agreed = false;
+    if (last) refuse_from = std::size_t{512} << 10;  // the last rank cannot have 512 KiB at once
+    try {
+      redistribute(a, b, opts);
+    } catch (const redist::error& e) {
+      agreed = std::string(e.what()).find("could not allocate this rank's workspace (") != std::string::npos &&
+               std::string(e.what()).find("on rank " + std::to_string(p - 1) + ")") != std::string::npos;
+    }
+    refuse_from = 0;
+    REQUIRE(redist::test::all_ok(world, agreed));
+    // Nothing moved, and the next call, with the memory there, runs.
+    REQUIRE(redist::test::all_ok(world, std::all_of(b.local().begin(), b.local().end(), [](double x) { return x == -1.0; })));
+    redistribute(a, b, opts);
+    REQUIRE(redist::test::all_ok(world, redist::test::holds_nd(b, f)));
+  }
 }

@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <span>
@@ -161,7 +163,7 @@ class Redistribution {
   /// (no shared memory, no datatypes). Plans of messages only (BasicPlan: detail::update_policy).
   template <class T, class Op>
   void run_update(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, const Op& op) {
-    first_run(comm, src, dst);
+    first_run(comm, src, dst, Op::assigns);
     runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes, nullptr, op);
   }
   /// True until the first run (which agrees on the plan across ranks) has happened.
@@ -197,16 +199,25 @@ class Redistribution {
  private:
   /// Collective, once per plan: the scratch budget becomes a piece size that all ranks share
   /// (the smallest of their limits), and with check_consistency all ranks verify that they
-  /// have the same layouts, element size, policy and options — in the same all-reduce.
-  /// Returns the budget in elements.
+  /// have the same layouts, element size, policy and options — in the same all-reduce. The
+  /// workspace the plan's runs need on this rank (workspace_need) is allocated before it, so
+  /// that a rank without the memory makes every rank throw. Returns the budget in elements.
   template <class T>
-  index_t agree_on_first_run(const boost::mpi::communicator& comm, std::size_t src_elems, std::size_t dst_elems) {
+  index_t agree_on_first_run(const boost::mpi::communicator& comm, std::size_t src_elems, std::size_t dst_elems,
+                             bool in_place_receives) {
     const std::size_t budget_bytes =
         options_.max_scratch_bytes != 0 ? options_.max_scratch_bytes : std::max(src_elems, dst_elems) * sizeof(T);
+    const auto budget = static_cast<index_t>(budget_bytes / sizeof(T));
     std::optional<std::string> failure;
     index_t piece = 0;
     try {
-      piece = piece_limit(plan_, static_cast<index_t>(budget_bytes / sizeof(T)));
+      piece = piece_limit(plan_, budget);
+      WorkspaceNeed need;
+      if constexpr (requires { workspace_need(plan_, budget, in_place_receives); })
+        need = workspace_need(plan_, budget, in_place_receives);
+      else if constexpr (requires { workspace_need(plan_, budget); })
+        need = workspace_need(plan_, budget);
+      failure = reserve_workspace<T>(need, comm.rank());
     } catch (const error& e) {
       failure = e.what();
     }
@@ -250,10 +261,29 @@ class Redistribution {
       transport_times_ =
           runtime::choose_transport(plan_, comm, src, dst, workspace_, options_.tune_reps, options_.max_message_bytes);
   }
+  /// Allocates the workspace `need` (elements of T), or says why this rank cannot.
   template <class T>
-  void first_run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
+  std::optional<std::string> reserve_workspace(const WorkspaceNeed& need, int rank) {
+    const index_t elements = need.buffer + need.intermediate;
+    const std::string what = std::to_string(elements) + " elements of " + std::to_string(sizeof(T)) +
+                             (sizeof(T) == 1 ? " byte" : " bytes");
+    if (static_cast<std::uint64_t>(elements) > static_cast<std::uint64_t>(std::numeric_limits<std::ptrdiff_t>::max()) / sizeof(T))
+      return "redist::redistribute(src, dst) requires this rank's workspace to fit in memory (" + what + " on rank " +
+             std::to_string(rank) + ": the bytes overflow)";
+    try {
+      workspace_.buffer.reserve(static_cast<std::size_t>(need.buffer) * sizeof(T));
+      workspace_.intermediate.reserve(static_cast<std::size_t>(need.intermediate) * sizeof(T));
+    } catch (const std::bad_alloc&) {
+      return "redist::redistribute(src, dst) could not allocate this rank's workspace (" + what + ", " +
+             std::to_string(static_cast<std::uint64_t>(elements) * sizeof(T)) + " bytes, on rank " + std::to_string(rank) + ")";
+    }
+    return std::nullopt;
+  }
+  template <class T>
+  void first_run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
+                 bool in_place_receives = true) {
     if (checked_) return;
-    const index_t budget = agree_on_first_run<T>(comm, src.size(), dst.size());
+    const index_t budget = agree_on_first_run<T>(comm, src.size(), dst.size(), in_place_receives);
     if constexpr (requires { runtime::tune(plan_, comm, src, dst, workspace_, budget, 0, std::size_t{}); })
       runtime::tune(plan_, comm, src, dst, workspace_, budget, options_.tune_reps, options_.max_message_bytes);
   }

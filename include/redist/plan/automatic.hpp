@@ -45,6 +45,13 @@ index_t piece_limit(const TimedCyclicPlan<From, To>& p, index_t budget) {
   return piece_limit(p.plan, budget);
 }
 
+/// The workspace of the model's plan (see WorkspaceNeed). The candidates the first run times
+/// grow it, within the budget, if they need more.
+template <class From, class To>
+WorkspaceNeed workspace_need(const TimedCyclicPlan<From, To>& p, index_t budget) {
+  return workspace_need(p.plan, budget);
+}
+
 /// The messages of its current plan (see messages_of(const CirculantPlan&)).
 template <class From, class To>
 const Plan& messages_of(const TimedCyclicPlan<From, To>& p) noexcept {

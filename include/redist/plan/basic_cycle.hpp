@@ -320,6 +320,15 @@ inline index_t piece_limit(const CyclePlan& plan, index_t budget) {
   return general == 0 ? small : std::min(general, small);
 }
 
+/// The workspace of a CyclePlan (see WorkspaceNeed): with no piece, the one-pass path packs
+/// every remote element in one round; with pieces, a round stays within the budget (a run on a
+/// smaller piece agreed by another rank may take the general path, whose pieces are within
+/// this bound too when the budget is the ranks' common one).
+inline WorkspaceNeed workspace_need(const CyclePlan& plan, index_t budget) {
+  const index_t remote = plan.general.elements_sent() + plan.general.elements_received();
+  return {piece_limit(plan, budget) == 0 ? remote : std::min(remote, budget), 0};
+}
+
 /// Largest BC · P for which BasicCyclePlan<S, T, P> keeps its send and receive templates as
 /// static constexpr tables (16384 entries: 64 KiB per table of int, well under a second of
 /// compile time). Above it, the tables are built at plan time by the same functions.

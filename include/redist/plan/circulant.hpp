@@ -507,4 +507,13 @@ inline index_t piece_limit(const CirculantPlan& plan, index_t budget) {
   return bcc != 0 ? bcc : std::max<index_t>(plan.bcc.quantum, plan.bcc.slots * plan.bcc.quantum);
 }
 
+/// The workspace of a CirculantPlan (see WorkspaceNeed): the circulant execution's
+/// scratch_elements() when it may run, the BCC plan's when that may.
+inline WorkspaceNeed workspace_need(const CirculantPlan& plan, index_t budget) {
+  if (plan.kind == CirculantPlan::method::bcc) return workspace_need(plan.bcc, budget);
+  if (!plan.fallback) return {plan.scratch_elements(), 0};
+  const WorkspaceNeed bcc = workspace_need(plan.bcc, budget);
+  return {piece_limit(plan, budget) == 0 ? std::max(bcc.buffer, plan.scratch_elements()) : bcc.buffer, 0};
+}
+
 }  // namespace redist

@@ -34,6 +34,14 @@ inline index_t piece_limit(const MultiphasePlan& plan, index_t budget) {
   return a == 0 ? b : b == 0 ? a : std::min(a, b);
 }
 
+/// The workspace of a MultiphasePlan (see WorkspaceNeed): the larger phase's, and the
+/// intermediate CYCLIC(u) array.
+inline WorkspaceNeed workspace_need(const MultiphasePlan& plan, index_t budget) {
+  const index_t a = workspace_need(plan.first, budget).buffer;
+  const index_t b = plan.stages() == 2 ? workspace_need(plan.second, budget).buffer : 0;
+  return {std::max(a, b), plan.intermediate};
+}
+
 template <>
 struct planner<schedule::multiphase_t> {
   template <class From, class To>

@@ -373,4 +373,31 @@ index_t piece_limit(const BasicPlan<R>& plan, index_t budget) {
   return limit;
 }
 
+/// Elements of workspace a plan's runs use on this rank under a scratch budget of `budget`
+/// elements, when the piece the ranks agree on is this rank's own piece_limit or smaller:
+/// `buffer` for packed messages (runtime::Workspace::buffer), `intermediate` for an intermediate
+/// array (Workspace::intermediate). A Redistribution allocates both before its first run's
+/// agreement, so that a rank without the memory is an error on every rank.
+struct WorkspaceNeed {
+  index_t buffer = 0;
+  index_t intermediate = 0;
+};
+
+/// A general plan: the most one step's packed (not direct) messages take, each cut at the piece.
+/// A run that updates (b = alpha * a + beta * b) receives its direct messages through the
+/// workspace too: `in_place_receives` false.
+template <class R>
+WorkspaceNeed workspace_need(const BasicPlan<R>& plan, index_t budget, bool in_place_receives = true) {
+  const index_t piece = piece_limit(plan, budget);
+  auto part = [&](const Message& m, bool direct) { return direct ? 0 : piece == 0 ? m.size : std::min(m.size, piece); };
+  index_t most = 0;
+  for (const schedule::Step& step : plan.schedule.steps) {
+    index_t e = 0;
+    for (std::size_t i : step.sends) e += part(plan.sends[i], plan.sends[i].direct);
+    for (std::size_t i : step.recvs) e += part(plan.recvs[i], in_place_receives && plan.recvs[i].direct);
+    most = std::max(most, e);
+  }
+  return {most, 0};
+}
+
 }  // namespace redist
