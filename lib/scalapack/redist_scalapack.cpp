@@ -332,7 +332,7 @@ bool redist_tran(int m, int n, T alpha, const T* a, int ia, int ja, const int* d
            ic - 1 + m > dc.m || jc - 1 + n > dc.n)
     local = "the windows must fit their matrices";
   // The views of an earlier call with these arguments and arrays, if every process has them.
-  static std::vector<std::unique_ptr<TranViews<T>>> cache;
+  thread_local std::vector<std::unique_ptr<TranViews<T>>> cache;  // each thread's, as gemr2d's plans
   std::array<int, 24> key{m, n, ia, ja, ic, jc};
   if (!local) {
     std::copy(desca, desca + 9, key.begin() + 6);

@@ -28,6 +28,7 @@
 #include <redist/array/expression.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/redistribute.hpp>
+#include <redist/array/threads.hpp>
 #include <redist/array/transpose.hpp>
 #include <redist/runtime/fused.hpp>
 #include <redist/runtime/store.hpp>
@@ -293,7 +294,7 @@ struct FusedCache {
   }
 };
 inline FusedCache& fused_cache() {
-  static FusedCache cache;
+  thread_local FusedCache cache;  // each thread's lists (doc/threads.md)
   return cache;
 }
 
@@ -306,6 +307,7 @@ inline bool overlap(std::span<const std::byte> x, std::span<const std::byte> y) 
 /// Starts the resolved assignments as one fused exchange (collective).
 template <class... Rs>
 Pending start_resolved(const boost::mpi::communicator& comm, Rs&... rs) {
+  const CallGuard guard(static_cast<MPI_Comm>(comm), "redist::start(...)");
   constexpr std::size_t K = sizeof...(Rs);
   using Parts = boost::hana::tuple<decltype(rs.part)...>;
   using E = FusedEntry<K, Parts>;

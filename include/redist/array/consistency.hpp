@@ -17,6 +17,7 @@
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/mpi/communicator.hpp>
 
+#include <redist/array/threads.hpp>
 #include <redist/config.hpp>
 #include <redist/detail/hash.hpp>
 #include <redist/dist/fingerprint.hpp>
@@ -58,6 +59,7 @@ struct Parameter {
 inline std::uint64_t agree(const boost::mpi::communicator& comm, std::string_view call,
                            std::span<const Parameter> params, const std::optional<std::string>& local_error,
                            std::uint64_t min_of = 0) {
+  const CallGuard guard(static_cast<MPI_Comm>(comm), call);
   const std::size_t k = params.size();
   constexpr std::size_t few = 16;
   std::uint64_t mine_few[few], all_few[few];

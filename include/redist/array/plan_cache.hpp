@@ -23,6 +23,7 @@
 #include <redist/array/access.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
+#include <redist/array/threads.hpp>
 #include <redist/plan/all_at_once.hpp>
 #include <redist/plan/automatic.hpp>
 #include <redist/plan/basic_cycle.hpp>
@@ -124,6 +125,7 @@ class Redistribution {
   /// size of the scratch budget; a plan that tunes itself (TimedCyclicPlan) then does so.
   template <class T>
   void run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
+    const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
     first_run(comm, src, dst);
     runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes);
     choose_transport_once(comm, src, dst);
@@ -134,6 +136,7 @@ class Redistribution {
   template <class T>
   void run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
            const runtime::SharedSegment* source) {
+    const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
     first_run(comm, src, dst);
     if (options_.shared_memory && comm.size() > 1) {
       const auto node = runtime::node_of(static_cast<MPI_Comm>(comm), options_.node_size);
@@ -151,6 +154,7 @@ class Redistribution {
   /// started or fused exchange does before it posts its messages. Nothing after the first call.
   template <class T>
   void prepare(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
+    const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::start(...)");
     first_run(comm, src, dst);
   }
   /// A number no other Redistribution of this process has had (fused exchanges find their
@@ -163,6 +167,7 @@ class Redistribution {
   /// (no shared memory, no datatypes). Plans of messages only (BasicPlan: detail::update_policy).
   template <class T, class Op>
   void run_update(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, const Op& op) {
+    const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
     first_run(comm, src, dst, Op::assigns);
     runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes, nullptr, op);
   }

@@ -302,11 +302,11 @@ struct CacheEntry : redist::detail::PlanCache::entry_base {
 };
 
 inline constexpr std::size_t gemr2d_cache_capacity = 8;
-/// The gemr2d plans of this process: the arrays' PlanCache, holding eight. Eviction is per
-/// process; a miss on any rank makes every rank rebuild (see gemr2d), so ranks never run
-/// different plans.
+/// The gemr2d plans of this thread: the arrays' PlanCache, holding eight. Eviction is per
+/// process and thread; a miss on any rank makes every rank rebuild (see gemr2d), so ranks never
+/// run different plans.
 inline redist::detail::PlanCache& gemr2d_cache() {
-  static redist::detail::PlanCache cache{gemr2d_cache_capacity};
+  thread_local redist::detail::PlanCache cache{gemr2d_cache_capacity};  // each thread's (doc/threads.md)
   return cache;
 }
 
@@ -557,7 +557,7 @@ void gemr2d(index_t m, index_t n, const T* a, index_t ia, index_t ja, const Desc
   detail::gemr2d_impl(m, n, a, ia, ja, desca, grida, b, ib, jb, descb, gridb, comm.get(), std::nullopt);
 }
 
-/// Drops every cached gemr2d plan of this process (the next call on every rank plans again).
+/// Drops every cached gemr2d plan of the calling thread (the next call on every rank plans again).
 inline void clear_gemr2d_cache() { detail::gemr2d_cache().clear(); }
 
 }  // namespace redist::scalapack
