@@ -17,7 +17,7 @@ def main():
     out = sys.argv[2] if len(sys.argv) > 2 else "doc/img/gen_block_study.png"
     rows = list(csv.DictReader(open(src)))
     kinds = ["even", "uneven"]
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
+    fig, axes = plt.subplots(3, 2, figsize=(12, 12.5))
 
     def stacked(ax, prefix, title):
         width = 1.6
@@ -42,12 +42,19 @@ def main():
         ax.set_ylim(0, 100)
         ax.legend(fontsize=7, ncol=2, loc="lower left", framealpha=0.9)
 
-    stacked(axes[0][0], "etpdr_vs_list", "E-TPDR against list scheduling")
-    stacked(axes[0][1], "etpdr_vs_tpdr", "E-TPDR against TPDR")
+    has_dc = "tpdr_vs_dc_better" in rows[0]
+    if has_dc:
+        stacked(axes[0][0], "tpdr_vs_dc", "TPDR against divide-and-conquer (reconstructed)\n(seed 002 Figs. 7, 10)")
+        stacked(axes[0][1], "etpdr_vs_dc", "E-TPDR against divide-and-conquer (reconstructed)\n(seed 002 Figs. 9, 11)")
+    stacked(axes[1][0], "etpdr_vs_list", "E-TPDR against list scheduling")
+    stacked(axes[1][1], "etpdr_vs_tpdr", "E-TPDR against TPDR")
 
-    ax = axes[1][0]
-    for name, key, color in [("TPDR", "ratio_tpdr", "tab:blue"), ("E-TPDR", "ratio_etpdr", "tab:green"),
-                             ("list", "ratio_list", "tab:orange")]:
+    ax = axes[2][0]
+    curves = [("TPDR", "ratio_tpdr", "tab:blue"), ("E-TPDR", "ratio_etpdr", "tab:green"),
+              ("list", "ratio_list", "tab:orange")]
+    if has_dc:
+        curves.append(("DC", "ratio_dc", "tab:purple"))
+    for name, key, color in curves:
         for kind, style in [("even", "-"), ("uneven", "--")]:
             sel = [r for r in rows if r["kind"] == kind]
             ax.plot([int(r["P"]) for r in sel], [float(r[key + "_mean"]) for r in sel], style, marker="o",
@@ -60,7 +67,7 @@ def main():
     ax.grid(alpha=0.3)
 
     lmr = rows[0]["lmr"]
-    stacked(axes[1][1], "lmr_etpdr_vs_etpdr", f"LMR (ratio {lmr}): E-TPDR scheduled by LMR cost\n"
+    stacked(axes[2][1], "lmr_etpdr_vs_etpdr", f"LMR (ratio {lmr}): E-TPDR scheduled by LMR cost\n"
                                               "against E-TPDR scheduled by size, both priced by LMR")
     fig.suptitle(f"GEN_BLOCK schedules on {rows[0]['cases']} random cases per bar, n = {rows[0]['n']}")
     fig.tight_layout()

@@ -1,13 +1,15 @@
-// Simulation study of the GEN_BLOCK schedules (seed 002, Sec. 5): TPDR, E-TPDR and list scheduling on random even and uneven cases.
+// Simulation study of the GEN_BLOCK schedules (seed 002, Sec. 5): TPDR, E-TPDR, list scheduling and the divide-and-conquer baseline on random even and uneven cases.
 //
 //   gen_block_study [--cases 10000] [--n 1048576] [--lmr 8] [--seed 2005] [--csv FILE]
 //
 // For P = 4, 8, ..., 24 and each kind of case — even (every part within ±30 % of n/P) and
 // uneven (within ±100 %: 1 ... 2n/P elements) for source and destination alike — it draws
-// `cases` random GEN_BLOCK pairs and schedules each with TPDR, E-TPDR and list scheduling, then
-// counts, for each pair of schedulers, how often the first is cheaper, equal or dearer (cost =
-// Σ over steps of the largest message), and the ratio of each schedule's cost to the lower
-// bound max over parts of (elements sent, elements received). The same is done under LMR
+// `cases` random GEN_BLOCK pairs and schedules each with TPDR, E-TPDR, list scheduling and the
+// divide-and-conquer (DC) algorithm the paper compares against (bench/gen_block_dc.hpp, a
+// reconstruction from the paper's description), then counts, for each pair of schedulers, how
+// often the first is cheaper, equal or dearer (cost = Σ over steps of the largest message), the
+// ratio of each schedule's cost to the lower bound max over parts of (elements sent, elements
+// received), and how often a schedule has more steps than the maximum degree d (the minimum). The same is done under LMR
 // (local messages cost size / lmr) for E-TPDR scheduled without and with LMR. Pure schedule
 // computation: no MPI, one process. Prints a Markdown summary and writes one CSV row per (kind, P).
 #include <algorithm>
@@ -23,6 +25,8 @@
 
 #include <redist/index/gen_block.hpp>
 #include <redist/schedule/gen_block.hpp>
+
+#include "gen_block_dc.hpp"
 
 using namespace redist;
 
@@ -86,6 +90,10 @@ struct Row {
   Tally etpdr_tpdr, etpdr_list, tpdr_list, lmr_etpdr, lmr_list;
   Ratio r_tpdr, r_etpdr, r_list, rl_etpdr, rl_etpdr_lmr, rl_list_lmr;
   long automatic_all_at_once = 0;
+  Tally tpdr_dc, etpdr_dc, list_dc;
+  Ratio r_dc;
+  long dc_above_degree = 0;     // cases where DC has more than d steps
+  long seed_above_degree = 0;   // cases where TPDR or E-TPDR has more than d steps
 };
 
 }  // namespace
@@ -144,6 +152,15 @@ int main(int argc, char** argv) {
         row.r_tpdr.add(c_tp / lb);
         row.r_etpdr.add(c_et / lb);
         row.r_list.add(c_li / lb);
+        // The divide-and-conquer baseline, by size.
+        const auto dc = bench::dc_schedule(msgs, nprocs);
+        const double c_dc = schedule::schedule_cost(msgs, dc, plain);
+        row.tpdr_dc.add(c_tp, c_dc);
+        row.etpdr_dc.add(c_et, c_dc);
+        row.list_dc.add(c_li, c_dc);
+        row.r_dc.add(c_dc / lb);
+        row.dc_above_degree += static_cast<int>(dc.size()) > d;
+        row.seed_above_degree += static_cast<int>(tp.size()) > d || static_cast<int>(et.size()) > d;
         // LMR costs: E-TPDR scheduled by size against E-TPDR and list scheduled by LMR cost.
         const auto et_l = schedule::etpdr_schedule(msgs, nprocs, local_cheap);
         const auto li_l = schedule::list_schedule(msgs, nprocs, local_cheap);
@@ -183,7 +200,10 @@ int main(int argc, char** argv) {
                "lmr_etpdr_vs_lmr_list_better,lmr_etpdr_vs_lmr_list_equal,lmr_etpdr_vs_lmr_list_worse,"
                "ratio_tpdr_mean,ratio_tpdr_max,ratio_etpdr_mean,ratio_etpdr_max,ratio_list_mean,ratio_list_max,"
                "lmr_ratio_etpdr_mean,lmr_ratio_etpdr_max,lmr_ratio_lmr_etpdr_mean,lmr_ratio_lmr_etpdr_max,"
-               "lmr_ratio_lmr_list_mean,lmr_ratio_lmr_list_max,automatic_all_at_once\n");
+               "lmr_ratio_lmr_list_mean,lmr_ratio_lmr_list_max,automatic_all_at_once,"
+               "tpdr_vs_dc_better,tpdr_vs_dc_equal,tpdr_vs_dc_worse,etpdr_vs_dc_better,etpdr_vs_dc_equal,"
+               "etpdr_vs_dc_worse,list_vs_dc_better,list_vs_dc_equal,list_vs_dc_worse,ratio_dc_mean,ratio_dc_max,"
+               "dc_steps_above_degree,tpdr_etpdr_steps_above_degree\n");
   for (const Row& r : rows) {
     std::fprintf(csv, "%s,%d,%ld,%lld,%g,%.4f,%ld", r.kind.c_str(), r.nprocs, r.cases, static_cast<long long>(n), lmr,
                  r.mean_degree, r.degree3plus);
@@ -191,7 +211,9 @@ int main(int argc, char** argv) {
       std::fprintf(csv, ",%ld,%ld,%ld", t->better, t->equal, t->worse);
     for (const Ratio* x : {&r.r_tpdr, &r.r_etpdr, &r.r_list, &r.rl_etpdr, &r.rl_etpdr_lmr, &r.rl_list_lmr})
       std::fprintf(csv, ",%.5f,%.5f", x->mean(), x->worst);
-    std::fprintf(csv, ",%ld\n", r.automatic_all_at_once);
+    std::fprintf(csv, ",%ld", r.automatic_all_at_once);
+    for (const Tally* t : {&r.tpdr_dc, &r.etpdr_dc, &r.list_dc}) std::fprintf(csv, ",%ld,%ld,%ld", t->better, t->equal, t->worse);
+    std::fprintf(csv, ",%.5f,%.5f,%ld,%ld\n", r.r_dc.mean(), r.r_dc.worst, r.dc_above_degree, r.seed_above_degree);
   }
   if (csv != stdout) std::fclose(csv);
 
@@ -213,6 +235,21 @@ int main(int argc, char** argv) {
                  pct(r.etpdr_tpdr.equal, r.cases), pct(r.etpdr_tpdr.worse, r.cases), r.r_tpdr.mean(), r.r_tpdr.worst,
                  r.r_etpdr.mean(), r.r_etpdr.worst, r.r_list.mean(), r.r_list.worst, pct(r.lmr_etpdr.better, r.cases),
                  pct(r.lmr_etpdr.equal, r.cases), pct(r.lmr_etpdr.worse, r.cases));
+  }
+  std::fprintf(out, "\nAgainst divide-and-conquer (DC, reconstructed: bench/gen_block_dc.hpp); < means the first is cheaper.\n\n");
+  std::fprintf(out,
+               "| kind | P | mean d | TPDR vs DC: < / = / > (%%) | E-TPDR vs DC: < / = / > (%%) | list vs DC: < / = / > (%%) | "
+               "cost / bound, mean (max): DC | TPDR | E-TPDR | cases with steps > d: DC | TPDR or E-TPDR |\n");
+  std::fprintf(out, "|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const Row& r : rows) {
+    std::fprintf(out,
+                 "| %s | %d | %.2f | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | %.3f (%.3f) | %.3f | %.3f "
+                 "| %ld | %ld |\n",
+                 r.kind.c_str(), r.nprocs, r.mean_degree, pct(r.tpdr_dc.better, r.cases), pct(r.tpdr_dc.equal, r.cases),
+                 pct(r.tpdr_dc.worse, r.cases), pct(r.etpdr_dc.better, r.cases), pct(r.etpdr_dc.equal, r.cases),
+                 pct(r.etpdr_dc.worse, r.cases), pct(r.list_dc.better, r.cases), pct(r.list_dc.equal, r.cases),
+                 pct(r.list_dc.worse, r.cases), r.r_dc.mean(), r.r_dc.worst, r.r_tpdr.mean(), r.r_etpdr.mean(),
+                 r.dc_above_degree, r.seed_above_degree);
   }
   return 0;
 }
