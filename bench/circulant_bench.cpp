@@ -7,6 +7,11 @@
 //
 //   mpirun -n 4 circulant-bench [--csv bench/circulant_results.csv] [--reps 31] [--small 16384]
 //                               [--large 2097152] [--pn 65536] [--x 4] [--smoke]
+//                               [--only p_sweep] [--ps 16,32,64]
+//
+// --only p_sweep runs the sweep against P alone; --ps lists the process counts it takes (default
+// 2 ... ranks): the paper's regime of many processes and small messages, on as many
+// (oversubscribed) ranks as the machine holds (doc/papers.md, seed 001).
 //
 // n is in elements (doubles). Every method's result is checked element by element once per
 // case; the program exits with 1 when any check fails. A call's time is the slowest rank's;
@@ -225,7 +230,8 @@ int main(int argc, char** argv) {
   std::string csv;
   int reps = 31;
   index_t small = 16384, large = index_t{1} << 21, pn = 65536, x = 4;
-  bool smoke = false;
+  bool smoke = false, sweep_only = false;
+  std::vector<int> ps;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -236,7 +242,18 @@ int main(int argc, char** argv) {
     else if (a == "--pn") pn = std::stoll(next());
     else if (a == "--x") x = std::stoll(next());
     else if (a == "--smoke") smoke = true;
+    else if (a == "--only") sweep_only = next() == "p_sweep";
+    else if (a == "--ps") {
+      std::string list = next();
+      for (std::size_t at = 0; at < list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        ps.push_back(std::stoi(list.substr(at, comma - at)));
+        at = comma + 1;
+      }
+    }
   }
+  if (ps.empty())
+    for (int P = 2; P <= world.size(); ++P) ps.push_back(P);
   std::vector<index_t> ks{2, 3, 4, 5, 7, 8, 11, 16, 23, 31, 32, 48, 64};
   if (smoke) {
     ks = {2, 3, 8};
@@ -253,14 +270,15 @@ int main(int argc, char** argv) {
                 redist::schedule::default_machine.ts * 1e6, redist::schedule::default_machine.td * 1e9,
                 redist::schedule::default_machine.tstep * 1e6);
   std::vector<Row> rows;
-  for (index_t k : ks) {
+  for (index_t k : sweep_only ? std::vector<index_t>{} : ks) {
     auto r = run_case(world, "k_small", x, k, small, 10 * reps, machine);
     rows.insert(rows.end(), r.begin(), r.end());
     r = run_case(world, "k_large", x, k, large, reps, machine);
     rows.insert(rows.end(), r.begin(), r.end());
   }
   // Against P with K = P, at a fixed array size: ranks [0, P) of world.
-  for (int P = 2; P <= world.size(); ++P) {
+  for (int P : ps) {
+    if (P < 2 || P > world.size()) continue;
     mpi::communicator sub = world.split(world.rank() < P ? 0 : 1);
     if (world.rank() < P) {
       const redist::schedule::Machine m = redist::runtime::gdm_parameters(sub);
