@@ -91,40 +91,13 @@ class Naive {
         src[static_cast<std::size_t>(i + j * s[0])] = value_of(id(from_.d0.global(me_ / from_.d1.p, i), from_.d1.global(me_ % from_.d1.p, j)));
   }
   void run() {
-    const std::size_t P = static_cast<std::size_t>(P_);
-    scount.assign(P, 0);
-    rcount.assign(P, 0);
-    // Send phase: every local element's global index and destination.
-    const auto s = from_.local_extents(me_);
-    dest.resize(src.size());
-    const int r = me_ / std::max(1, from_.d1.p), c = me_ % std::max(1, from_.d1.p);
-    for (index_t j = 0; j < s[1]; ++j) {
-      const index_t g1 = from_.d1.global(c, j);
-      for (index_t i = 0; i < s[0]; ++i) {
-        const int q = to_.owner(from_.d0.global(r, i), g1);
-        dest[static_cast<std::size_t>(i + j * s[0])] = q;
-        ++scount[static_cast<std::size_t>(q)];
-      }
-    }
-    sdispl.assign(P, 0);
-    for (std::size_t q = 1; q < P; ++q) sdispl[q] = sdispl[q - 1] + scount[q - 1];
+    // Send phase: every local element's global index and destination; pack in that order.
+    scan(from_, to_, dest, scount, sdispl);
     sbuf.resize(src.size());
     pos = sdispl;
     for (std::size_t e = 0; e < src.size(); ++e) sbuf[static_cast<std::size_t>(pos[static_cast<std::size_t>(dest[e])]++)] = src[e];
     // Receive phase, symmetric: every local element's global index and source.
-    const auto t = to_.local_extents(me_);
-    from.resize(dst.size());
-    const int tr = me_ / std::max(1, to_.d1.p), tc = me_ % std::max(1, to_.d1.p);
-    for (index_t j = 0; j < t[1]; ++j) {
-      const index_t g1 = to_.d1.global(tc, j);
-      for (index_t i = 0; i < t[0]; ++i) {
-        const int q = from_.owner(to_.d0.global(tr, i), g1);
-        from[static_cast<std::size_t>(i + j * t[0])] = q;
-        ++rcount[static_cast<std::size_t>(q)];
-      }
-    }
-    rdispl.assign(P, 0);
-    for (std::size_t q = 1; q < P; ++q) rdispl[q] = rdispl[q - 1] + rcount[q - 1];
+    scan(to_, from_, from, rcount, rdispl);
     rbuf.resize(dst.size());
     MPI_Alltoallv(sbuf.data(), scount.data(), sdispl.data(), MPI_DOUBLE, rbuf.data(), rcount.data(), rdispl.data(),
                   MPI_DOUBLE, static_cast<MPI_Comm>(comm_));
@@ -142,6 +115,26 @@ class Naive {
   }
 
  private:
+  /// For every element of this rank's part under `mine` (column-major), the rank that owns it
+  /// under `other`; counts per rank and their prefix sums.
+  void scan(const Layout2& mine, const Layout2& other, std::vector<int>& peer, std::vector<int>& count,
+            std::vector<int>& displ) const {
+    const std::size_t P = static_cast<std::size_t>(P_);
+    count.assign(P, 0);
+    const auto e = mine.local_extents(me_);
+    peer.resize(static_cast<std::size_t>(e[0] * e[1]));
+    const int r = me_ / mine.d1.p, c = me_ % mine.d1.p;
+    for (index_t j = 0; j < e[1]; ++j) {
+      const index_t g1 = mine.d1.global(c, j);
+      for (index_t i = 0; i < e[0]; ++i) {
+        const int q = other.owner(mine.d0.global(r, i), g1);
+        peer[static_cast<std::size_t>(i + j * e[0])] = q;
+        ++count[static_cast<std::size_t>(q)];
+      }
+    }
+    displ.assign(P, 0);
+    for (std::size_t q = 1; q < P; ++q) displ[q] = displ[q - 1] + count[q - 1];
+  }
   index_t id(index_t g0, index_t g1) const { return g0 + g1 * from_.d0.n; }
   mpi::communicator comm_;
   Layout2 from_, to_;

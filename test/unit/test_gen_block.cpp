@@ -14,11 +14,14 @@
 #include <redist/schedule/gen_block.hpp>
 
 #include "../support/oracle.hpp"
+#include "../support/paper_steps.hpp"
 #include "../support/random_dists.hpp"
 #include "../support/simulator.hpp"
 
 using namespace redist;
 using schedule::Transfer;
+using redist::test::numbered;
+using redist::test::Steps;
 
 namespace {
 
@@ -29,18 +32,6 @@ constexpr std::array<index_t, 7> fig2_dst{10, 14, 18, 14, 14, 12, 18};
 constexpr std::array<index_t, 6> fig1_src{7, 16, 11, 10, 7, 49};
 constexpr std::array<index_t, 6> fig1_dst{15, 16, 10, 16, 15, 28};
 
-/// The paper's steps as sets of message numbers m1, m2, ... (1-based, as in the paper).
-using Steps = std::vector<std::set<std::size_t>>;
-
-Steps numbered(const schedule::GlobalSchedule& s) {
-  Steps out;
-  for (const auto& step : s.steps) {
-    std::set<std::size_t> ms;
-    for (std::size_t i : step) ms.insert(i + 1);
-    out.push_back(ms);
-  }
-  return out;
-}
 
 /// The messages by brute force: the owners of every element, runs of equal (source owner,
 /// destination owner) in global order, so that run k starts where run k - 1 ends — nothing

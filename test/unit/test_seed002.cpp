@@ -11,23 +11,14 @@
 #include <redist/index/gen_block.hpp>
 #include <redist/schedule/gen_block.hpp>
 
+#include "../support/paper_steps.hpp"
+
 using namespace redist;
 using schedule::Transfer;
+using redist::test::numbered;
+using redist::test::Steps;
 
 namespace {
-
-/// The paper's steps as sets of message numbers m1, m2, ... (1-based, as in the paper).
-using Steps = std::vector<std::set<std::size_t>>;
-
-Steps numbered(const schedule::GlobalSchedule& s) {
-  Steps out;
-  for (const auto& step : s.steps) {
-    std::set<std::size_t> ms;
-    for (std::size_t i : step) ms.insert(i + 1);
-    out.push_back(ms);
-  }
-  return out;
-}
 
 /// A schedule from the paper's 1-based message numbers.
 schedule::GlobalSchedule from_numbers(const Steps& steps) {
