@@ -207,20 +207,20 @@ std::vector<double> time_all(const mpi::communicator& comm, std::vector<std::fun
   return med;
 }
 
-/// Sec. 6.1: one 2-D redistribution, naive against LDD planned per call and cached.
-template <class DA, class DB>
-void table1_case(const mpi::communicator& world, std::vector<Row>& rows, const std::string& name, index_t n,
-                 const Layout2& from, const Layout2& to, const DA& da, const DB& db, int reps) {
-  const int need = std::max(from.procs(), to.procs());
-  if (need > world.size()) return;
-  const std::array<index_t, 2> ext{n, n};
-  using A = redist::DistArray<double, DA>;
-  using B = redist::DistArray<double, DB>;
-  A a(world, ext, da, redist::Grid{from.d0.p, from.d1.p});
-  B b(world, ext, db, redist::Grid{to.d0.p, to.d1.p});
-  B c(world, ext, db, redist::Grid{to.d0.p, to.d1.p});
-  fill_nd(a);
-  Naive naive(world, from, to);
+/// Whether every local element of the 1-D array x holds value_of(its global index), on every rank.
+template <class A>
+bool holds_1d(const mpi::communicator& comm, const A& x) {
+  bool ok = true;
+  for (index_t l = 0; l < x.local_size(); ++l) ok = ok && x.local()[l] == value_of(x.global_index(l));
+  return mpi::all_reduce(comm, ok, std::logical_and<bool>());
+}
+
+/// Times the naive method against a -> b planned per call and a -> c with the plan cached, and
+/// adds their rows; `holds(x)` checks a destination on every rank.
+template <class A, class B, class Holds>
+void naive_against_ldd(const mpi::communicator& world, std::vector<Row>& rows, const std::string& section,
+                       const std::string& name, int ranks, index_t n, Naive& naive, const A& a, B& b, B& c,
+                       Holds&& holds, int reps) {
   const redist::options opts = messages_only();
   std::vector<std::function<void()>> calls{
       [&] { naive.run(); },
@@ -231,12 +231,27 @@ void table1_case(const mpi::communicator& world, std::vector<Row>& rows, const s
       [&] { redist::redistribute(a, c, redist::schedule::all_at_once, opts); }};
   for (auto& f : calls) f();  // warm-up, and the check
   const bool ok_naive = mpi::all_reduce(world, naive.holds(), std::logical_and<bool>());
-  const bool ok_b = mpi::all_reduce(world, holds_nd(b), std::logical_and<bool>());
-  const bool ok_c = mpi::all_reduce(world, holds_nd(c), std::logical_and<bool>());
+  const bool ok_b = holds(b), ok_c = holds(c);
   const auto med = time_all(world, calls, reps);
-  rows.push_back({"table1", name, need, n, "naive", med[0], ok_naive});
-  rows.push_back({"table1", name, need, n, "ldd_planned", med[1], ok_b});
-  rows.push_back({"table1", name, need, n, "ldd_cached", med[2], ok_c});
+  rows.push_back({section, name, ranks, n, "naive", med[0], ok_naive});
+  rows.push_back({section, name, ranks, n, "ldd_planned", med[1], ok_b});
+  rows.push_back({section, name, ranks, n, "ldd_cached", med[2], ok_c});
+}
+
+/// Sec. 6.1: one 2-D redistribution, naive against LDD planned per call and cached.
+template <class DA, class DB>
+void table1_case(const mpi::communicator& world, std::vector<Row>& rows, const std::string& name, index_t n,
+                 const Layout2& from, const Layout2& to, const DA& da, const DB& db, int reps) {
+  const int need = std::max(from.procs(), to.procs());
+  if (need > world.size()) return;
+  const std::array<index_t, 2> ext{n, n};
+  redist::DistArray<double, DA> a(world, ext, da, redist::Grid{from.d0.p, from.d1.p});
+  redist::DistArray<double, DB> b(world, ext, db, redist::Grid{to.d0.p, to.d1.p});
+  redist::DistArray<double, DB> c(world, ext, db, redist::Grid{to.d0.p, to.d1.p});
+  fill_nd(a);
+  Naive naive(world, from, to);
+  naive_against_ldd(world, rows, "table1", name, need, n, naive, a, b, c,
+                    [&](const auto& x) { return mpi::all_reduce(world, holds_nd(x), std::logical_and<bool>()); }, reps);
 }
 
 /// Sec. 6.1, Fig. 11: 1-D CYCLIC(12) -> CYCLIC(5), n = 120,000, as a 2-D n x 1 array on P x 1.
@@ -247,25 +262,8 @@ void fig11(const mpi::communicator& world, std::vector<Row>& rows, index_t n, in
   redist::DistArray<double, redist::Cyclic<5>> b(world, n), c(world, n);
   for (index_t l = 0; l < a.local_size(); ++l) a.local()[l] = value_of(a.global_index(l));
   Naive naive(world, from, to);
-  const redist::options opts = messages_only();
-  std::vector<std::function<void()>> calls{
-      [&] { naive.run(); },
-      [&] {
-        auto plan = redist::make_plan(a, b, redist::schedule::all_at_once, opts);
-        plan.execute(a, b);
-      },
-      [&] { redist::redistribute(a, c, redist::schedule::all_at_once, opts); }};
-  for (auto& f : calls) f();
-  auto holds = [&](const auto& x) {
-    bool ok = true;
-    for (index_t l = 0; l < x.local_size(); ++l) ok = ok && x.local()[l] == value_of(x.global_index(l));
-    return mpi::all_reduce(world, ok, std::logical_and<bool>());
-  };
-  const bool ok_naive = mpi::all_reduce(world, naive.holds(), std::logical_and<bool>());
-  const auto med = time_all(world, calls, reps);
-  rows.push_back({"fig11", "cyclic12_cyclic5", P, n, "naive", med[0], ok_naive});
-  rows.push_back({"fig11", "cyclic12_cyclic5", P, n, "ldd_planned", med[1], holds(b)});
-  rows.push_back({"fig11", "cyclic12_cyclic5", P, n, "ldd_cached", med[2], holds(c)});
+  naive_against_ldd(world, rows, "fig11", "cyclic12_cyclic5", P, n, naive, a, b, c,
+                    [&](const auto& x) { return holds_1d(world, x); }, reps);
 }
 
 /// Sec. 6.2, Fig. 13: CYCLIC(15) -> CYCLIC(5) (each process sends to 3), relative-group
@@ -282,12 +280,7 @@ void fig13(const mpi::communicator& world, std::vector<Row>& rows, index_t n, in
           [&] { redist::redistribute(a, b, redist::schedule::all_at_once, opts); },
           [&] { redist::redistribute(a, c, redist::schedule::relative_group, opts); }};
       for (auto& f : calls) f();
-      auto holds = [&](const auto& x) {
-        bool ok = true;
-        for (index_t l = 0; l < x.local_size(); ++l) ok = ok && x.local()[l] == value_of(x.global_index(l));
-        return mpi::all_reduce(sub, ok, std::logical_and<bool>());
-      };
-      const bool ok_b = holds(b), ok_c = holds(c);
+      const bool ok_b = holds_1d(sub, b), ok_c = holds_1d(sub, c);
       const auto med = time_all(sub, calls, reps);
       if (world.rank() == 0) {
         rows.push_back({"fig13", "cyclic15_cyclic5", P, n, "no_scheduling", med[0], ok_b});
