@@ -56,6 +56,8 @@ def _lib():
                                                       ctypes.c_int, ctypes.c_int, ctypes.POINTER(vp)]
         lib.redist_layout_set_ranks.argtypes = [vp, ctypes.POINTER(ctypes.c_int)]
         lib.redist_layout_local_size_f.argtypes = [vp, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
+        lib.redist_layout_local_shape_f.argtypes = [vp, ctypes.c_int, ctypes.POINTER(ctypes.c_int64),
+                                                    ctypes.POINTER(ctypes.c_int64)]
         lib.redist_layout_free.argtypes = [ctypes.POINTER(vp)]
         lib.redist_plan_create_f.argtypes = [vp, vp, ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(vp)]
         lib.redist_plan_execute.argtypes = [vp, vp, vp]
@@ -103,6 +105,8 @@ class Layout:
         self._ptr = ctypes.c_void_p()
         if not dims:
             raise Error("redist.Layout: give 1 to 4 dimensions")
+        self.ndims = len(dims)
+        self.storage_order = storage_order
         arr = (_Dim * len(dims))()
         keep = []
         for d, (kind, extent, k, sizes, nprocs, offset) in enumerate(dims):
@@ -127,6 +131,8 @@ class Layout:
         """The layout of a ScaLAPACK descriptor (9 integers; this rank's LLD)."""
         self = cls.__new__(cls)
         self._ptr = ctypes.c_void_p()
+        self.ndims = 2
+        self.storage_order = COLUMN_MAJOR
         d = (ctypes.c_int * 9)(*[int(x) for x in desc])
         _check(_lib().redist_layout_from_descriptor(d, nprow, npcol, grid_order, grid_first, ctypes.byref(self._ptr)))
         return self
@@ -137,9 +143,57 @@ class Layout:
         _check(_lib().redist_layout_local_size_f(self._ptr, comm.py2f(), ctypes.byref(n)))
         return n.value
 
+    def local_shape(self, comm):
+        """This rank's local extents, one per dimension (all 0 outside the grid)."""
+        return self._local_shape(comm)[0]
+
+    def _local_shape(self, comm):
+        # (extents, strides in elements) of this rank's part, as stored (storage order, leading dimension).
+        ext = (ctypes.c_int64 * self.ndims)()
+        strides = (ctypes.c_int64 * self.ndims)()
+        _check(_lib().redist_layout_local_shape_f(self._ptr, comm.py2f(), ext, strides))
+        return tuple(ext), tuple(strides)
+
     def __del__(self):
         if getattr(self, "_ptr", None) and _handle is not None:
             _handle.redist_layout_free(ctypes.byref(self._ptr))
+
+
+def _order_name(a):
+    if a.flags.c_contiguous:
+        return "C order (row-major)"
+    if a.flags.f_contiguous:
+        return "Fortran order (column-major)"
+    return "neither C nor Fortran order (not contiguous)"
+
+
+def _buffer_problem(name, a, size, shape, dtype, rank):
+    """Why the NumPy array a cannot hold this rank's part of a layout (local_size `size`, `shape` =
+    (extents, strides, storage order)), or "" when it can."""
+    extents, strides, order = shape
+    if not isinstance(a, np.ndarray) or a.dtype != dtype:
+        return f"redist.Plan: {name} must be a NumPy array of dtype {dtype}"
+    if a.ndim == 1:
+        if a.size > 1 and a.strides[0] != a.itemsize:
+            return f"redist.Plan: {name} must be contiguous (a 1-D array with a step of {a.strides[0] // a.itemsize} elements)"
+        if a.size < size:
+            return f"redist.Plan: {name} must hold at least {size} elements on rank {rank} (it holds {a.size})"
+        return ""
+    if a.ndim != len(extents):
+        return (f"redist.Plan: {name} has {a.ndim} dimensions and its layout {len(extents)}; pass an array of the "
+                f"layout's dimensions or a 1-D buffer of local_size elements")
+    if any(a.shape[d] < extents[d] for d in range(a.ndim)):
+        return (f"redist.Plan: {name} must cover this rank's local shape {tuple(extents)} on rank {rank} "
+                f"(its shape is {a.shape})")
+    if 0 in extents:
+        return ""
+    want = tuple(s * a.itemsize for s in strides)
+    if any(extents[d] > 1 and a.strides[d] != want[d] for d in range(a.ndim)):
+        stored = "COLUMN_MAJOR (NumPy's order='F')" if order == COLUMN_MAJOR else "ROW_MAJOR (NumPy's order='C')"
+        return (f"redist.Plan: {name} must be laid out in memory as its layout stores it, {stored}, with strides "
+                f"{want} bytes on rank {rank}; it is in {_order_name(a)} with strides {a.strides} (use "
+                f"np.asfortranarray / np.ascontiguousarray, or make the layout with the other storage_order)")
+    return ""
 
 
 class Plan:
@@ -151,23 +205,25 @@ class Plan:
         self.dtype = np.dtype(dtype)
         self.comm = comm
         self.sizes = (source.local_size(comm), target.local_size(comm))
+        self.shapes = (source._local_shape(comm) + (source.storage_order,),
+                       target._local_shape(comm) + (target.storage_order,))
         _check(_lib().redist_plan_create_f(source._ptr, target._ptr, comm.py2f(), self.dtype.itemsize,
                                            ctypes.byref(self._ptr)))
 
     def __call__(self, src, dst):
         """dst = src: src holds this rank's part of the source layout, dst receives its part of the
-        target layout (contiguous arrays of the plan's dtype, at least local_size elements)."""
+        target layout. Each is either a 1-D array of the plan's dtype, contiguous, of at least
+        local_size elements (the part as the layout stores it), or an array of the layout's number
+        of dimensions whose shape covers local_shape and whose strides are the layout's (its storage
+        order and leading dimension: order='F' for COLUMN_MAJOR, 'C' for ROW_MAJOR); anything else
+        raises redist.Error on every rank, before any data moves."""
+        rank = self.comm.Get_rank()
         problem = ""
-        for name, a, n in (("src", src, self.sizes[0]), ("dst", dst, self.sizes[1])):
-            if not isinstance(a, np.ndarray) or a.dtype != self.dtype:
-                problem = f"redist.Plan: {name} must be a NumPy array of dtype {self.dtype}"
-            elif not (a.flags.c_contiguous or a.flags.f_contiguous):
-                problem = f"redist.Plan: {name} must be contiguous"
-            elif a.size < n:
-                problem = f"redist.Plan: {name} must hold at least {n} elements on rank {self.comm.Get_rank()} (it holds {a.size})"
+        for name, a, n, shape in (("src", src, self.sizes[0], self.shapes[0]), ("dst", dst, self.sizes[1], self.shapes[1])):
+            problem = _buffer_problem(name, a, n, shape, self.dtype, rank)
             if problem:
                 break
-        if not dst.flags.writeable and not problem:
+        if not problem and not dst.flags.writeable:
             problem = "redist.Plan: dst must be writeable"
         # Agreed: a bad buffer on any rank is an error on every rank, before any data moves.
         from mpi4py import MPI

@@ -72,6 +72,12 @@ REDIST_C_API int redist_layout_set_ranks(redist_layout layout, const int* ranks)
  * grid). Not collective. */
 REDIST_C_API int redist_layout_local_size(redist_layout layout, MPI_Comm comm, int64_t* elements);
 
+/* This rank's part of layout on comm as an array (writes ndims values each; all zero outside the
+ * grid): extents[d], its local extent along dimension d, and strides[d], the distance in elements
+ * between consecutive local indices along d in its storage (storage order and leading dimension
+ * applied). Either pointer may be NULL. Not collective. */
+REDIST_C_API int redist_layout_local_shape(redist_layout layout, MPI_Comm comm, int64_t* extents, int64_t* strides);
+
 /* Frees a layout and sets *layout to NULL (a plan keeps what it needs). NULL is allowed. */
 REDIST_C_API int redist_layout_free(redist_layout* layout);
 
@@ -92,6 +98,7 @@ REDIST_C_API int redist_plan_free(redist_plan* plan);
  * (MPI_Comm_c2f; Fortran's integer communicators, mpi4py's comm.py2f()), for Fortran and Python
  * callers, whose handles are not C's. */
 REDIST_C_API int redist_layout_local_size_f(redist_layout layout, MPI_Fint comm, int64_t* elements);
+REDIST_C_API int redist_layout_local_shape_f(redist_layout layout, MPI_Fint comm, int64_t* extents, int64_t* strides);
 REDIST_C_API int redist_plan_create_f(redist_layout from, redist_layout to, MPI_Fint comm, size_t element_size,
                                       redist_plan* plan);
 

@@ -248,6 +248,25 @@ int redist_layout_local_size(redist_layout layout, MPI_Comm comm, int64_t* eleme
   });
 }
 
+int redist_layout_local_shape(redist_layout layout, MPI_Comm comm, int64_t* extents, int64_t* strides) {
+  return guarded("redist_layout_local_shape", [&] {
+    if (layout == nullptr) fail("layout must not be NULL");
+    if (comm == MPI_COMM_NULL) fail("comm must not be MPI_COMM_NULL");
+    int size = 0, rank = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    layout->visit(size, [&](const auto& m) {
+      const auto e = m.local_extents(rank);
+      const bool inside = m.coords_of(rank).has_value();
+      const auto s = m.strides(rank);
+      for (std::size_t d = 0; d < e.size(); ++d) {
+        if (extents != nullptr) extents[d] = static_cast<int64_t>(e[d]);
+        if (strides != nullptr) strides[d] = inside ? static_cast<int64_t>(s[d]) : 0;
+      }
+    });
+  });
+}
+
 int redist_layout_free(redist_layout* layout) {
   return guarded("redist_layout_free", [&] {
     if (layout == nullptr) return;
@@ -314,6 +333,10 @@ int redist_plan_free(redist_plan* plan) {
 
 int redist_layout_local_size_f(redist_layout layout, MPI_Fint comm, int64_t* elements) {
   return redist_layout_local_size(layout, MPI_Comm_f2c(comm), elements);
+}
+
+int redist_layout_local_shape_f(redist_layout layout, MPI_Fint comm, int64_t* extents, int64_t* strides) {
+  return redist_layout_local_shape(layout, MPI_Comm_f2c(comm), extents, strides);
 }
 
 int redist_plan_create_f(redist_layout from, redist_layout to, MPI_Fint comm, size_t element_size, redist_plan* plan) {

@@ -52,6 +52,42 @@ first = sum(sizes[:rank])
 expect = np.arange(m)[:, None] * 1000 + (first + np.arange(sizes[rank]))[None, :]
 check(np.array_equal(B, expect), "2-D values")
 
+# Memory order: the layout's local shape; an array in the other order, or not contiguous, raises on
+# every rank before any data moves (it was accepted and gave wrong values); a view whose strides are
+# the layout's (the first m rows of the 23-row array, LLD 23) is accepted.
+check(dst.local_shape(comm) == (m, sizes[rank]), f"local_shape {dst.local_shape(comm)}")
+check(src.local_shape(comm)[0] == m, f"local_shape {src.local_shape(comm)}")
+plan2 = redist.Plan(src, dst, comm, np.int32)
+wrong = np.zeros((m, sizes[rank]), dtype=np.int32, order="C")
+try:
+    plan2(A, wrong)
+    check(False, "a C-ordered dst for a column-major layout accepted")
+except redist.Error as e:
+    check("dst must be laid out in memory as its layout stores it, COLUMN_MAJOR" in str(e), f"message {e}")
+check(np.all(wrong == 0), "dst written although refused")
+B2 = np.zeros((m, sizes[rank]), dtype=np.int32, order="F")
+plan2(A[:m, :], B2)
+check(np.array_equal(B2, expect), "2-D values from a strided view with the layout's strides")
+try:
+    plan(x, y[::2])
+    check(False, "a strided 1-D dst accepted")
+except redist.Error as e:
+    check("dst must be contiguous" in str(e), f"message {e}")
+# ROW_MAJOR storage takes C-ordered arrays, and refuses Fortran-ordered ones.
+rows = redist.Layout(redist.block(m, P), redist.collapsed(nc), storage_order=redist.ROW_MAJOR)
+cols = redist.Layout(redist.collapsed(m), redist.gen_block(sizes), storage_order=redist.ROW_MAJOR)
+rm = rows.local_shape(comm)
+first_row = min(m, rank * (-(-m // P)))
+R = (np.arange(first_row, first_row + rm[0])[:, None] * 1000 + np.arange(nc)[None, :]).astype(np.int32)
+C = np.zeros((m, sizes[rank]), dtype=np.int32)
+redist.Plan(rows, cols, comm, np.int32)(R, C)
+check(np.array_equal(C, expect), "row-major values")
+try:
+    redist.Plan(rows, cols, comm, np.int32)(R, np.asfortranarray(C))
+    check(False, "a Fortran-ordered dst for a row-major layout accepted")
+except redist.Error as e:
+    check("ROW_MAJOR (NumPy's order='C')" in str(e), f"message {e}")
+
 # A grid placed by a rank map (process p on rank P - 1 - p): Cyclic(3) there -> Cyclic(4).
 n3 = 50
 me = P - 1 - rank
