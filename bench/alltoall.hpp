@@ -41,8 +41,8 @@ class AlltoallvExchange {
     rcount_.assign(nprocs, 0);
     sdispl_.assign(nprocs, 0);
     rdispl_.assign(nprocs, 0);
-    for (const Message& m : plan_.sends) scount_[m.peer] = detail::checked_int(m.size * index_t{sizeof(T)}, "bytes to one peer");
-    for (const Message& m : plan_.recvs) rcount_[m.peer] = detail::checked_int(m.size * index_t{sizeof(T)}, "bytes from one peer");
+    for (const Message& m : plan_.only().sends) scount_[m.peer] = detail::checked_int(m.size * index_t{sizeof(T)}, "bytes to one peer");
+    for (const Message& m : plan_.only().recvs) rcount_[m.peer] = detail::checked_int(m.size * index_t{sizeof(T)}, "bytes from one peer");
     index_t sbytes = 0, rbytes = 0;
     for (std::size_t p = 0; p < nprocs; ++p) {
       sdispl_[p] = detail::checked_int(sbytes, "send displacement");
@@ -63,17 +63,18 @@ class AlltoallvExchange {
 
   /// src -> dst (collective over comm).
   void run(MPI_Comm comm, std::span<const T> src, std::span<T> dst) {
+    const auto& st = plan_.only();
     // Pack
-    for (std::size_t i = 0; i < plan_.sends.size(); ++i)
-      runtime::pack_message(plan_, i, src.data(), sbuf_.get() + sdispl_[plan_.sends[i].peer] / index_t{sizeof(T)});
+    for (std::size_t i = 0; i < st.sends.size(); ++i)
+      runtime::pack_message(st, i, src.data(), sbuf_.get() + sdispl_[st.sends[i].peer] / index_t{sizeof(T)});
     // Copy: the local runs, src -> dst.
-    runtime::copy(plan_.runs_of(plan_.local), src.data(), dst.data());
+    runtime::copy(st.runs_of(st.local), src.data(), dst.data());
     // Exchange
     MPI_Alltoallv(sbuf_.get(), scount_.data(), sdispl_.data(), MPI_BYTE, rbuf_.get(), rcount_.data(),
                   rdispl_.data(), MPI_BYTE, comm);
     // Unpack
-    for (std::size_t i = 0; i < plan_.recvs.size(); ++i)
-      runtime::unpack_message(plan_, i, rbuf_.get() + rdispl_[plan_.recvs[i].peer] / index_t{sizeof(T)}, dst.data());
+    for (std::size_t i = 0; i < st.recvs.size(); ++i)
+      runtime::unpack_message(st, i, rbuf_.get() + rdispl_[st.recvs[i].peer] / index_t{sizeof(T)}, dst.data());
   }
 
  private:
@@ -91,8 +92,9 @@ template <class T>
 class AlltoallwExchange {
  public:
   template <class R>
-  explicit AlltoallwExchange(const BasicPlan<R>& plan) {
-    const auto nprocs = static_cast<std::size_t>(plan.nprocs);
+  explicit AlltoallwExchange(const BasicPlan<R>& whole) {
+    const auto nprocs = static_cast<std::size_t>(whole.nprocs);
+    const Stage<R>& plan = whole.only();
     count_.assign(nprocs, 0);
     displ_.assign(nprocs, 0);
     stype_.assign(nprocs, MPI_BYTE);
@@ -101,8 +103,8 @@ class AlltoallwExchange {
     for (const Message& m : plan.sends) set(count_, stype_, m.peer, plan.runs_of(m), side::src);
     for (const Message& m : plan.recvs) set(rcount_, rtype_, m.peer, plan.runs_of(m), side::dst);
     if (plan.local.size > 0) {
-      set(count_, stype_, plan.rank, plan.runs_of(plan.local), side::src);
-      set(rcount_, rtype_, plan.rank, plan.runs_of(plan.local), side::dst);
+      set(count_, stype_, whole.rank, plan.runs_of(plan.local), side::src);
+      set(rcount_, rtype_, whole.rank, plan.runs_of(plan.local), side::dst);
     }
   }
   AlltoallwExchange(const AlltoallwExchange&) = delete;

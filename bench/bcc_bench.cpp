@@ -99,32 +99,27 @@ Row time_method(const mpi::communicator& world, const std::string& method, Pair 
     const double mine = ms_since(t0);
     exec_t.push_back(mpi::all_reduce(world, mine, mpi::maximum<double>()));
   }
-  long messages = 0, steps = 0;
-  if constexpr (requires { plan.plan().stages(); }) {
-    for (const redist::Plan* ph : {&plan.plan().first, &plan.plan().second}) {
-      messages += static_cast<long>(ph->sends.size());
-      steps += static_cast<long>(ph->schedule.size());
-    }
-  } else {
-    messages = static_cast<long>(redist::messages_of(plan.plan()).sends.size());
-    steps = static_cast<long>(redist::messages_of(plan.plan()).schedule.size());
-  }
+  long messages = static_cast<long>(plan.plan().messages_sent()), steps = static_cast<long>(plan.plan().steps());
   messages = mpi::all_reduce(world, messages, std::plus<long>());
   steps = mpi::all_reduce(world, steps, mpi::maximum<long>());
   return Row{"exchange", method, pair, a.size(), world.size(), median(plan_t), median(exec_t), messages, steps, ok};
 }
 
-/// A BCC plan run by the general runtime::execute (run order, message by message, whole
-/// messages): what the one-pass pack and unpack of runtime/exchange_cycles.hpp add.
+/// A BCC plan without its templates (Stage::cycles cleared), run by runtime::execute message by
+/// message in run order, whole messages: what the one-pass pack and unpack add.
 struct BccThroughGeneralExchange {
-  redist::CyclePlan p;
+  redist::Plan p;
   const mpi::communicator* comm;
   redist::runtime::Workspace ws;
   void execute(const Arr& a, Arr& b) {
-    redist::runtime::execute(p.general, *comm, std::span<const double>(a.local()), b.local(), ws);
+    redist::runtime::execute(p, *comm, std::span<const double>(a.local()), b.local(), ws);
   }
-  const redist::Plan& plan() const { return p.general; }
+  const redist::Plan& plan() const { return p; }
 };
+redist::Plan without_cycles(redist::Plan p) {
+  p.only().cycles = {};
+  return p;
+}
 
 /// The exchange benchmark of one pair at one n: BCC (BCC order, default scratch budget), BCC in
 /// one pass (a scratch budget that holds every message), BCC's plan through the general exchange,
@@ -143,7 +138,9 @@ std::vector<Row> exchange_case(const mpi::communicator& world, Pair pair, index_
   rows.push_back(time_method(world, "bcc_one_pass", pair, a, b, reps,
                              [&] { return redist::make_plan(a, b, redist::schedule::bcc, roomy); }));
   rows.push_back(time_method(world, "bcc_general_exchange", pair, a, b, reps, [&] {
-    return BccThroughGeneralExchange{redist::plan_with(a.mapping().linear(), b.mapping().linear(), world.rank(), redist::schedule::bcc), &world, {}};
+    return BccThroughGeneralExchange{
+        without_cycles(redist::plan_with(a.mapping().linear(), b.mapping().linear(), world.rank(), redist::schedule::bcc)),
+        &world, {}};
   }));
   rows.push_back(time_method(world, "bcc_contention_free", pair, a, b, reps,
                              [&] { return redist::make_plan(a, b, redist::schedule::bcc_contention_free); }));
@@ -166,13 +163,23 @@ std::vector<Row> pack_case(Pair pair, index_t n, int nprocs, int reps) {
   using M = redist::Cyclic<redist::dynamic>::mapping;
   const M from(redist::Cyclic<redist::dynamic>(pair.s), n, nprocs), to(redist::Cyclic<redist::dynamic>(pair.t), n, nprocs);
   const int rank = nprocs > 1 ? 1 : 0;
-  const redist::Plan general = redist::build_plan(from, to, rank);
-  const redist::CyclePlan bcc = redist::plan_with(from, to, rank, redist::schedule::bcc);
-  const redist::Plan& bcc_runs = bcc.general;  // the BCC plan as runs (its messages, run order)
+  const redist::Plan general_plan = redist::build_plan(from, to, rank);
+  const redist::Plan bcc_plan = redist::plan_with(from, to, rank, redist::schedule::bcc);
+  const redist::Stage<redist::Run>& general = general_plan.only();
+  const redist::Stage<redist::Run>& bcc_runs = bcc_plan.only();  // the BCC plan as runs (its messages, run order)
+  const redist::Cycles& bcc = bcc_runs.cycles;                    // and as templates
+  // Each message's place in the send or receive buffer: one after the other.
+  auto places = [](const std::vector<redist::Message>& ms) {
+    std::vector<index_t> at(ms.size() + 1, 0);
+    for (std::size_t i = 0; i < ms.size(); ++i) at[i + 1] = at[i] + ms[i].size;
+    return at;
+  };
+  const std::vector<index_t> g_send = places(general.sends), g_recv = places(general.recvs);
+  const std::vector<index_t> b_send = places(bcc_runs.sends), b_recv = places(bcc_runs.recvs);
   std::vector<double> src(static_cast<std::size_t>(from.local_size(rank))), dst(static_cast<std::size_t>(to.local_size(rank)));
   for (std::size_t l = 0; l < src.size(); ++l) src[l] = value_of(from.global_index(rank, static_cast<index_t>(l)));
-  std::vector<double> sbuf(std::max<std::size_t>(1, static_cast<std::size_t>(std::max(general.send_scratch, bcc_runs.send_scratch))));
-  std::vector<double> rbuf(std::max<std::size_t>(1, static_cast<std::size_t>(std::max(general.recv_scratch, bcc_runs.recv_scratch))));
+  std::vector<double> sbuf(std::max<std::size_t>(1, static_cast<std::size_t>(std::max(g_send.back(), b_send.back()))));
+  std::vector<double> rbuf(std::max<std::size_t>(1, static_cast<std::size_t>(std::max(g_recv.back(), b_recv.back()))));
   // What this rank would receive is not known to it; for the unpack, fill the receive buffers
   // with anything: the unpack's memory traffic does not depend on the values.
   std::fill(rbuf.begin(), rbuf.end(), 1.0);
@@ -186,22 +193,24 @@ std::vector<Row> pack_case(Pair pair, index_t n, int nprocs, int reps) {
     }
     return median(t);
   };
-  auto runs_pack = [&](const redist::Plan& p) {
-    for (const auto& m : p.sends) redist::runtime::pack(p.runs_of(m), src.data(), sbuf.data() + m.offset);
+  auto runs_pack = [&](const redist::Stage<redist::Run>& p) {
+    const std::vector<index_t>& at = &p == &general ? g_send : b_send;
+    for (std::size_t i = 0; i < p.sends.size(); ++i) redist::runtime::pack(p.runs_of(p.sends[i]), src.data(), sbuf.data() + at[i]);
     redist::runtime::copy(p.runs_of(p.local), src.data(), dst.data());
   };
-  auto runs_unpack = [&](const redist::Plan& p) {
-    for (const auto& m : p.recvs) redist::runtime::unpack(p.runs_of(m), rbuf.data() + m.offset, dst.data());
+  auto runs_unpack = [&](const redist::Stage<redist::Run>& p) {
+    const std::vector<index_t>& at = &p == &general ? g_recv : b_recv;
+    for (std::size_t i = 0; i < p.recvs.size(); ++i) redist::runtime::unpack(p.runs_of(p.recvs[i]), rbuf.data() + at[i], dst.data());
   };
   std::vector<double*> out(bcc_runs.sends.size());
   std::vector<const double*> in(bcc_runs.recvs.size());
   auto one_pass_pack = [&] {
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = sbuf.data() + bcc_runs.sends[i].offset;
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = sbuf.data() + b_send[i];
     redist::runtime::pack_cycles<double>(bcc.send_pattern, bcc.cycle, 0, bcc.slots, src.data(),
                                          static_cast<index_t>(src.size()), out.data(), dst.data());
   };
   auto one_pass_unpack = [&] {
-    for (std::size_t i = 0; i < in.size(); ++i) in[i] = rbuf.data() + bcc_runs.recvs[i].offset;
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = rbuf.data() + b_recv[i];
     redist::runtime::unpack_cycles<double>(bcc.recv_pattern, bcc.cycle, 0, bcc.slots, in.data(), dst.data(),
                                            static_cast<index_t>(dst.size()));
   };
@@ -213,7 +222,7 @@ std::vector<Row> pack_case(Pair pair, index_t n, int nprocs, int reps) {
     std::vector<double> dst1 = dst;
     std::vector<std::vector<double>> a(bcc_runs.sends.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
-      a[i].assign(sbuf.begin() + bcc_runs.sends[i].offset, sbuf.begin() + bcc_runs.sends[i].offset + bcc_runs.sends[i].size);
+      a[i].assign(sbuf.begin() + b_send[i], sbuf.begin() + b_send[i] + bcc_runs.sends[i].size);
       std::sort(a[i].begin(), a[i].end());
     }
     std::fill(dst.begin(), dst.end(), 0.0);
@@ -221,7 +230,7 @@ std::vector<Row> pack_case(Pair pair, index_t n, int nprocs, int reps) {
     ok = dst == dst1 && general.sends.size() == bcc_runs.sends.size();
     for (std::size_t i = 0; ok && i < a.size(); ++i) {
       const auto& m = general.sends[i];
-      std::vector<double> b(sbuf.begin() + m.offset, sbuf.begin() + m.offset + m.size);
+      std::vector<double> b(sbuf.begin() + g_send[i], sbuf.begin() + g_send[i] + m.size);
       std::sort(b.begin(), b.end());
       ok = b == a[i] && m.peer == bcc_runs.sends[i].peer;
     }

@@ -161,7 +161,7 @@ inline std::vector<Row> run_overlap(Harness& h, index_t n) {
     m->verify_fn = [&] { return holds_values(b); };
     m->cost_fn = [&] {
       return Cost{static_cast<std::int64_t>(plan.plan().elements_sent()) * 8,
-                  static_cast<std::int64_t>(plan.plan().sends.size()), 1, 0};
+                  static_cast<std::int64_t>(plan.plan().messages_sent()), 1, 0};
     };
     return m;
   };
@@ -223,7 +223,7 @@ inline std::vector<Row> run_tran(Harness& h, index_t m, BlacsContexts& contexts)
     const Redistribution<Transposed<M>, M, schedule::all_at_once_t> plan(Transposed<M>{a.mapping()}, c->mapping(),
                                                                          h.comm().rank());
     const Cost cost{static_cast<std::int64_t>(plan.plan().elements_sent()) * 8,
-                    static_cast<std::int64_t>(plan.plan().sends.size()), 1, 0};
+                    static_cast<std::int64_t>(plan.plan().messages_sent()), 1, 0};
     m_->cost_fn = [cost] { return cost; };
     return m_;
   };

@@ -95,6 +95,8 @@ class Method {
   virtual bool verify() const = 0;
   /// The method's cost on this rank; called after the warm-up (may run the method once more).
   virtual Cost cost() = 0;
+  /// What redist decided for it (redist::explain(...).str(), this rank's), or "" for a baseline.
+  virtual std::string explain() { return {}; }
 };
 
 /// A method by name, made on demand (its destination is allocated only when it is measured).
@@ -135,8 +137,8 @@ inline void write_csv_row(std::FILE* out, const Row& r) {
 /// each call after a barrier and timed as the maximum over ranks.
 class Harness {
  public:
-  Harness(const boost::mpi::communicator& comm, int reps, std::vector<std::string> methods)
-      : comm_{comm}, reps_{reps}, methods_{std::move(methods)} {}
+  Harness(const boost::mpi::communicator& comm, int reps, std::vector<std::string> methods, bool explain = false)
+      : comm_{comm}, reps_{reps}, methods_{std::move(methods)}, explain_{explain} {}
 
   const boost::mpi::communicator& comm() const noexcept { return comm_; }
 
@@ -206,6 +208,11 @@ class Harness {
       }
       row.ok = ok[k];
       rows.push_back(row);
+      // --explain: what redist decided, as rank 0 sees it, to standard error (the CSV stays clean).
+      if (explain_) {
+        const std::string e = methods[k]->explain();
+        if (comm_.rank() == 0 && !e.empty()) std::fprintf(stderr, "%s / %s (rank 0):\n%s", case_name.c_str(), names[k].c_str(), e.c_str());
+      }
     }
     return rows;
   }
@@ -227,6 +234,7 @@ class Harness {
   boost::mpi::communicator comm_;
   int reps_;
   std::vector<std::string> methods_;
+  bool explain_ = false;
 };
 
 }  // namespace redist::bench

@@ -37,28 +37,20 @@ template <class R>
 Cost traffic(const BasicPlan<R>& plan, std::int64_t bytes_per_element) {
   Cost c;
   c.bytes_sent = plan.elements_sent() * bytes_per_element;
-  c.messages = static_cast<std::int64_t>(plan.sends.size());
+  c.messages = static_cast<std::int64_t>(plan.messages_sent());
   return c;
 }
 
 /// The cost of a Redistribution that has run: its plan's traffic and steps (summed over its
-/// phases when it has several, as schedule::multiphase), its scratch capacity, or the largest
+/// stages when it has several, as schedule::multiphase), its scratch capacity, or the largest
 /// scratch a round needed when it exposes only that, plus any intermediate array it keeps.
 template <class R>
 Cost redistribution_cost(const R& r, std::int64_t bytes_per_element) {
   Cost c;
-  auto add = [&](const auto& plan) {
-    const Cost t = traffic(plan, bytes_per_element);
-    c.bytes_sent += t.bytes_sent;
-    c.messages += t.messages;
-    c.steps += static_cast<std::int64_t>(plan.schedule.size());
-  };
-  if constexpr (requires { r.plan().stages(); }) {
-    add(r.plan().first);
-    if (r.plan().stages() == 2) add(r.plan().second);
-  } else {
-    add(messages_of(r.plan()));
-  }
+  const Cost t = traffic(r.plan(), bytes_per_element);
+  c.bytes_sent += t.bytes_sent;
+  c.messages += t.messages;
+  c.steps += static_cast<std::int64_t>(r.plan().steps());
   if constexpr (requires { r.scratch().capacity(); })
     c.scratch_bytes += static_cast<std::int64_t>(r.scratch().capacity());
   else if constexpr (requires { r.scratch_high_water(); })
@@ -124,6 +116,9 @@ class RedistMethod final : public IntoArray<A, B> {
     // The buffers of the same plan as the one cached in b, once it has run.
     plan_->execute(this->a_, this->b_);
     return redistribution_cost(*plan_, sizeof(typename A::value_type));
+  }
+  std::string explain() override {
+    return redist::explain(this->a_, this->b_, policy_, call_ == Call::messages ? messages_only() : default_options()).str();
   }
 
  private:

@@ -48,10 +48,12 @@ double plan_ms(const std::function<void(int)>& build, int nprocs, int reps) {
 
 volatile std::size_t sink = 0;
 
-/// Runs of a plan (automatic's plan of a Cyclic pair: those of the model's plan, to be tuned on its first run).
+/// Runs of a plan, over its stages (automatic's plan of a Cyclic pair: those of the model's plan).
 template <class P>
 std::size_t runs_in(const P& p) {
-  return messages_of(p).runs.size();
+  std::size_t n = 0;
+  for (const auto& st : p.stages) n += st.runs.size();
+  return n;
 }
 
 template <class DS, class DD>
@@ -106,7 +108,8 @@ OnePlan one_plan(const From& from, const To& to, int rank, Policy policy) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto plan = plan_with(from, to, rank, policy);
     const auto t1 = std::chrono::steady_clock::now();
-    messages = messages_of(plan).sends.size() + messages_of(plan).recvs.size();
+    messages = 0;
+    for (const auto& st : plan.stages) messages += st.sends.size() + st.recvs.size();
     t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     total += t.back();
     if (t.back() > 2000) break;  // one slow plan is measured once

@@ -382,11 +382,12 @@ struct Options {
   int reps = 10;
   Sizes sizes;
   std::string csv;
+  bool explain = false;
 };
 
 constexpr const char* usage =
     "usage: redist-bench (--list | --all | --case NAME [--case NAME ...]) [--methods M1,M2,...]\n"
-    "                    [--reps R] [--n N] [--matrix M] [--cube C] [--csv FILE]\n"
+    "                    [--reps R] [--n N] [--matrix M] [--cube C] [--csv FILE] [--explain]\n"
     "  --list          print the cases and their methods\n"
     "  --all           run every case; --case NAME runs one (repeatable)\n"
     "  --methods       comma-separated methods (default: every one that applies)\n"
@@ -394,7 +395,8 @@ constexpr const char* usage =
     "  --n N           elements of the 1-D cases (default 2^24 doubles)\n"
     "  --matrix M      extent of the 2-D cases, M x M (default 8192)\n"
     "  --cube C        extent of the 3-D case, C x C x C (default 512)\n"
-    "  --csv FILE      write the rows to FILE (default: standard output)\n";
+    "  --csv FILE      write the rows to FILE (default: standard output)\n"
+    "  --explain       print what redist decided for each of its methods (redist::explain, rank 0) to stderr\n";
 
 /// The options, or a message saying what is wrong with them.
 std::string parse(int argc, char* argv[], Options& o) {
@@ -429,6 +431,8 @@ std::string parse(int argc, char* argv[], Options& o) {
     } else if (arg == "--csv") {
       if (!value(v)) return "--csv needs a file name";
       o.csv = v;
+    } else if (arg == "--explain") {
+      o.explain = true;
     } else {
       return "unknown argument " + arg;
     }
@@ -483,7 +487,7 @@ int run(const mpi::communicator& world, const Options& o) {
 
   const BlacsGrids grids;
   BlacsContexts contexts;
-  Harness harness(world, o.reps, o.methods);
+  Harness harness(world, o.reps, o.methods, o.explain);
   bool all_ok = true;
   for (const Case* c : selected) {
     for (const Row& r : c->run(harness, o.sizes, grids, contexts)) {

@@ -18,6 +18,8 @@
 #include <redist/plan/plan.hpp>
 #include <redist/runtime/pack.hpp>
 
+#include "best_time.hpp"
+
 using namespace redist;
 
 namespace {
@@ -26,20 +28,23 @@ bool failed = false;
 
 template <class F>
 double best_ms(F&& f) {
-  double best = 1e300;
-  for (int i = 0; i < reps; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
+  return bench::best_ms(reps, f);
 }
 
-template <class P>
-void run(const std::string& name, const P& p, index_t src_size, index_t dst_size) {
+/// Each packed (not direct) message's place in a buffer, one after the other; the last entry is the total.
+inline std::vector<index_t> places_of(const std::vector<Message>& ms) {
+  std::vector<index_t> at(ms.size() + 1, 0);
+  for (std::size_t i = 0; i < ms.size(); ++i) at[i + 1] = at[i] + (ms[i].direct ? 0 : ms[i].size);
+  return at;
+}
+
+template <class Plan>
+void run(const std::string& name, const Plan& plan, index_t src_size, index_t dst_size) {
+  const auto& p = plan.only();
+  const std::vector<index_t> send_at = places_of(p.sends), recv_at = places_of(p.recvs);
   std::vector<double> src(static_cast<std::size_t>(src_size)), dst(static_cast<std::size_t>(dst_size));
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<double>(i);
-  std::vector<double> walked(static_cast<std::size_t>(p.send_scratch)), runs(walked.size());
+  std::vector<double> walked(static_cast<std::size_t>(send_at.back())), runs(walked.size());
   std::vector<std::size_t> packed;
   for (std::size_t i = 0; i < p.sends.size(); ++i)
     if (!p.sends[i].direct) packed.push_back(i);
@@ -49,29 +54,29 @@ void run(const std::string& name, const P& p, index_t src_size, index_t dst_size
   }
   const std::size_t first = packed.front();
   const double pack_walk = best_ms([&] {
-    for (std::size_t i : packed) runtime::pack_message(p, i, src.data(), walked.data() + p.sends[i].offset);
+    for (std::size_t i : packed) runtime::pack_message(p, i, src.data(), walked.data() + send_at[i]);
   });
   const double pack_runs = best_ms([&] {
-    for (std::size_t i : packed) runtime::pack(p.runs_of(p.sends[i]), src.data(), runs.data() + p.sends[i].offset);
+    for (std::size_t i : packed) runtime::pack(p.runs_of(p.sends[i]), src.data(), runs.data() + send_at[i]);
   });
   // src holds its local offsets: along a walk (the source's storage order) each message ascends.
   for (std::size_t i : packed) {
-    const auto at = walked.begin() + p.sends[i].offset;
+    const auto at = walked.begin() + send_at[i];
     if (!std::is_sorted(at, at + p.sends[i].size)) failed = true;
   }
   const double one_walk = best_ms([&] { runtime::pack_message(p, first, src.data(), walked.data()); });
   const double one_runs = best_ms([&] { runtime::pack(p.runs_of(p.sends[first]), src.data(), runs.data()); });
-  std::vector<double> in(static_cast<std::size_t>(p.recv_scratch));
+  std::vector<double> in(static_cast<std::size_t>(recv_at.back()));
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(i + 1);
   const double unpack_walk = best_ms([&] {
     for (std::size_t i = 0; i < p.recvs.size(); ++i)
-      if (!p.recvs[i].direct) runtime::unpack_message(p, i, in.data() + p.recvs[i].offset, dst.data());
+      if (!p.recvs[i].direct) runtime::unpack_message(p, i, in.data() + recv_at[i], dst.data());
   });
   // Each message's values ascend along dst's storage order (the walk's order here: no transpose).
   for (std::size_t i = 0; i < p.recvs.size(); ++i) {
     if (p.recvs[i].direct) continue;
     std::fill(dst.begin(), dst.end(), 0.0);
-    runtime::unpack_message(p, i, in.data() + p.recvs[i].offset, dst.data());
+    runtime::unpack_message(p, i, in.data() + recv_at[i], dst.data());
     double last = 0;
     index_t seen = 0;
     for (double v : dst)
@@ -84,7 +89,7 @@ void run(const std::string& name, const P& p, index_t src_size, index_t dst_size
   }
   const double unpack_runs = best_ms([&] {
     for (std::size_t i = 0; i < p.recvs.size(); ++i)
-      if (!p.recvs[i].direct) runtime::unpack(p.runs_of(p.recvs[i]), in.data() + p.recvs[i].offset, dst.data());
+      if (!p.recvs[i].direct) runtime::unpack(p.runs_of(p.recvs[i]), in.data() + recv_at[i], dst.data());
   });
   std::printf("%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", name.c_str(), pack_walk, pack_runs, one_walk, one_runs, unpack_walk,
               unpack_runs);

@@ -49,16 +49,18 @@ int main(int argc, char* argv[]) {
   redist::redistribute(c_cyck, a_cyc8, redist::schedule::multiphase);  // CYCLIC(20) -> CYCLIC(40) -> CYCLIC(8)
   ok = ok && holds(a_cyc8);
 
-  // The plan of b_cyc5 = a_cyc8, held: what the templates give.
-  auto plan = redist::make_plan(a_cyc8, b_cyc5);
-  const redist::CyclePlan& p = plan.plan().bcc;  // automatic's plan of a Cyclic pair holds its BCC plan
-  const long messages = mpi::all_reduce(world, static_cast<long>(p.general.sends.size()), std::plus<long>());
+  // The BCC plan of b_cyc5 = a_cyc8, held: what the templates give (its stage's Cycles).
+  auto plan = redist::make_plan(a_cyc8, b_cyc5, redist::schedule::bcc);
+  const redist::Plan& p = plan.plan();
+  const redist::Cycles& cycles = p.only().cycles;
+  const redist::index::BasicCycle shape(8, 5, world.size());
+  const long messages = mpi::all_reduce(world, static_cast<long>(p.messages_sent()), std::plus<long>());
   if (world.rank() == 0)
     std::printf("CYCLIC(8) -> CYCLIC(5) on %d: BC = %lld meta-elements, basic cycle %lld elements, %lld full cycles, "
                 "%zu sections per cycle, eq. (5) delta = %lld, %ld messages in %zu steps\n",
-                world.size(), static_cast<long long>(p.shape.bc), static_cast<long long>(p.cycle),
-                static_cast<long long>(p.full_cycles), p.send_pattern.size(),
-                static_cast<long long>(p.shape.delta()), messages, p.general.schedule.size());
+                world.size(), static_cast<long long>(shape.bc), static_cast<long long>(cycles.cycle),
+                static_cast<long long>(cycles.full_cycles), cycles.send_pattern.size(),
+                static_cast<long long>(shape.delta()), messages, p.steps());
 
   // With the process count a constant too (the grid type Grid<4>), b = a takes its templates from
   // the static tables of BasicCyclePlan<3, 2, 4>: redist::tables_built() does not move.
@@ -70,7 +72,7 @@ int main(int argc, char* argv[]) {
     b_cyc2 = a_cyc3;
     ok = ok && holds(b_cyc2) && redist::tables_built() == tables;
     // The same plan by hand, from Fig2's tables, run with runtime::execute.
-    const redist::CyclePlan fig2 = Fig2::plan(48, world.rank());
+    const redist::Plan fig2 = Fig2::plan(48, world.rank());
     redist::runtime::Workspace ws;
     std::fill(b_cyc2.local().begin(), b_cyc2.local().end(), -1.0);
     redist::runtime::execute(fig2, world, std::span<const double>(a_cyc3.local()), b_cyc2.local(), ws);

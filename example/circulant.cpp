@@ -1,7 +1,7 @@
 // Seed 001's generalized circulant schedules from the user's side: the R(6, 9) tables at compile
 // time, CYCLIC(4) -> CYCLIC(4K) under direct, indirect and hybrid(d), a general pair in two
 // phases, the calibrated GDM model choosing among them and BCC, schedule::automatic timing its
-// candidates on the first run, and `b = a`.
+// candidates when the plan runs again, explain(), and `b = a`.
 // Every result is verified element by element.
 #include <cstdio>
 
@@ -47,29 +47,27 @@ int main(int argc, char* argv[]) {
   // every rank) chooses among BCC, direct, indirect and hybrid(d).
   const redist::schedule::Machine m = redist::runtime::gdm_parameters(world);
   // A scratch budget with room for relays: under the default (the local array) automatic and
-  // modeled fall back to BCC whenever a circulant schedule needs more workspace.
+  // modeled fall back to BCC whenever a circulant schedule needs more workspace. And messages
+  // between every pair: on a node whose arrays are in shared memory, b = a copies from the owners'
+  // memory instead, which needs no schedule (automatic and modeled then run the pair's BCC plan).
   redist::options roomy;
   roomy.max_scratch_bytes = mpi::all_reduce(  // the same on every rank, as options must be
       world, 8 * sizeof(double) * static_cast<std::size_t>(a_cyc4.local_size() + b_cyc28.local_size()),
       mpi::maximum<std::size_t>());
+  roomy.shared_memory = false;
   auto plan = redist::make_plan(a_cyc4, b_cyc28, redist::schedule::modeled(m), roomy);
   plan.execute(a_cyc4, b_cyc28);
   ok = ok && holds(b_cyc28);
-  const redist::CirculantPlan& p = plan.plan();
-  if (world.rank() == 0) {
-    if (!p.runs_circulant())
-      std::printf("Ts = %.3g us, Td = %.3g ns/byte: CYCLIC(4) -> CYCLIC(28) on %d ranks runs BCC (model %.3g ms)\n",
-                  m.ts * 1e6, m.td * 1e9, world.size(), p.choice.predicted * 1e3);
-    else
-      std::printf("Ts = %.3g us, Td = %.3g ns/byte: CYCLIC(4) -> CYCLIC(28) on %d ranks runs hybrid(%d), %zu steps "
-                  "(model %.3g ms)\n",
-                  m.ts * 1e6, m.td * 1e9, world.size(), p.choice.d, p.steps(), p.choice.predicted * 1e3);
-  }
+  if (world.rank() == 0)
+    std::printf("Ts = %.3g us, Td = %.3g ns/byte: CYCLIC(4) -> CYCLIC(28) on %d ranks runs %s, %zu steps\n", m.ts * 1e6,
+                m.td * 1e9, world.size(), plan.plan().schedule_name.c_str(), plan.plan().steps());
 
-  // schedule::automatic (what `b = a` uses) times its candidates on the plan's first run: BCC
-  // and the hybrid(d) the model (built-in machine) puts within twice its best, the ones that fit
-  // the budget on every rank; it keeps the fastest (the same on every rank). Later runs reuse it.
+  // schedule::automatic (what `b = a` uses) runs the model's choice (built-in machine), and when
+  // the plan runs again times its candidates: BCC and the hybrid(d) the model puts within twice
+  // its best, the ones that fit the budget on every rank; it keeps the fastest (the same on every
+  // rank). Later runs reuse it; a plan made and run once is never timed.
   auto tuned = redist::make_plan(b_cyc28, a_cyc4, redist::schedule::automatic, roomy);
+  tuned.execute(b_cyc28, a_cyc4);
   tuned.execute(b_cyc28, a_cyc4);
   ok = ok && holds(a_cyc4);
   if (world.rank() == 0) {
@@ -78,10 +76,15 @@ int main(int argc, char* argv[]) {
       if (c.kind == redist::schedule::CyclicChoice::method::bcc) std::printf(" BCC %.3g ms,", c.measured * 1e3);
       else std::printf(" hybrid(%d) %.3g ms,", c.d, c.measured * 1e3);
     }
-    const redist::CirculantPlan& t = tuned.plan();
-    if (t.runs_circulant()) std::printf(" and runs hybrid(%d)\n", t.choice.d);
-    else std::printf(" and runs BCC\n");
+    std::printf(" and runs %s\n", tuned.plan().schedule_name.c_str());
   }
+  // What `a = b` does, as explain reports it: the plan cached in a_cyc4 for these options, after
+  // its second run (which timed the candidates).
+  redist::redistribute(b_cyc28, a_cyc4, redist::schedule::automatic, roomy);
+  redist::redistribute(b_cyc28, a_cyc4, redist::schedule::automatic, roomy);
+  ok = ok && holds(a_cyc4);
+  const redist::Explanation e = redist::explain(b_cyc28, a_cyc4, redist::schedule::automatic, roomy);
+  if (world.rank() == 0) std::printf("%s", e.str().c_str());
   // options::tune_reps = 0: the model's choice, untimed.
   redist::options untimed;
   untimed.tune_reps = 0;

@@ -33,9 +33,10 @@ struct redist::planner<shift_t> {
   template <class From, class To>
   static auto plan(const From& from, const To& to, int rank, shift_t) {
     auto p = redist::planner<redist::schedule::all_at_once_t>::plan(from, to, rank, redist::schedule::all_at_once);
+    auto& stage = p.only();  // the general plan: one stage of messages from the source to the destination
     std::map<int, std::size_t> send_to, recv_from;
-    for (std::size_t i = 0; i < p.sends.size(); ++i) send_to[p.sends[i].peer] = i;
-    for (std::size_t i = 0; i < p.recvs.size(); ++i) recv_from[p.recvs[i].peer] = i;
+    for (std::size_t i = 0; i < stage.sends.size(); ++i) send_to[stage.sends[i].peer] = i;
+    for (std::size_t i = 0; i < stage.recvs.size(); ++i) recv_from[stage.recvs[i].peer] = i;
     redist::schedule::Schedule s;
     for (int k = 1; k < p.nprocs; ++k) {
       redist::schedule::Step step;
@@ -44,7 +45,8 @@ struct redist::planner<shift_t> {
         step.recvs.push_back(it->second);
       s.steps.push_back(std::move(step));
     }
-    p.schedule = std::move(s);
+    stage.schedule = std::move(s);
+    p.schedule_name = "shift";  // what redist::explain reports
     return p;
   }
 };
@@ -76,7 +78,7 @@ int main(int argc, char* argv[]) {
     for (index_t i = 0; i < ec[0]; ++i) ok = ok && m_cols.local()[m_cols.local_offset({i, j})] == value(m_cols.global_index({i, j}));
   ok = mpi::all_reduce(world, ok, std::logical_and<bool>());
   if (world.rank() == 0)
-    std::printf("shift: %zu steps per rank on %d processes; %s\n", plan.plan().schedule.size(), p,
+    std::printf("shift: %zu steps per rank on %d processes; %s\n", plan.plan().steps(), p,
                 ok ? "all values arrived" : "WRONG");
   return ok ? 0 : 1;
 }

@@ -16,7 +16,7 @@
 #include <redist/schedule/cost.hpp>
 
 #include "../support/oracle.hpp"
-#include "circulant_sim.hpp"
+#include "../support/simulator.hpp"
 
 using namespace redist;
 using CycMap = Cyclic<dynamic>::mapping;
@@ -60,10 +60,21 @@ std::string check_tables(index_t K, index_t P) {
   return "";
 }
 
-test::CirculantSim run(index_t s, index_t t, index_t n, int P, auto policy) {
+/// The schedules of every rank: each step pairs, and is contention-free.
+constexpr test::SimChecks circulant_checks{true, true};
+
+/// Runs the plans of every rank in the virtual-rank simulator, relays included.
+template <class Make>
+test::SimResult simulate_cyclic(index_t s, index_t t, index_t n, int P, Make&& make) {
+  std::vector<Plan> plans;
+  for (int r = 0; r < P; ++r) plans.push_back(make(r));
+  return test::simulate_plans(plans, test::oracle(Cyclic<dynamic>(s), n, P), test::oracle(Cyclic<dynamic>(t), n, P),
+                              circulant_checks);
+}
+
+test::SimResult run(index_t s, index_t t, index_t n, int P, auto policy) {
   const CycMap from(Cyclic<dynamic>(s), n, P), to(Cyclic<dynamic>(t), n, P);
-  return test::simulate_circulant(P, test::oracle(Cyclic<dynamic>(s), n, P), test::oracle(Cyclic<dynamic>(t), n, P), n,
-                                  [&](int r) { return plan_with(from, to, r, policy); });
+  return simulate_cyclic(s, t, n, P, [&](int r) { return plan_with(from, to, r, policy); });
 }
 }  // namespace
 
@@ -133,25 +144,28 @@ TEST_CASE("Every circulant schedule is contention-free and exact in the virtual-
         {
           const CycMap f(Cyclic<dynamic>(s), n, P), g(Cyclic<dynamic>(t), n, P);
           const int r = static_cast<int>(rng() % static_cast<unsigned>(P));
-          const CirculantPlan pd = plan_with(f, g, r, schedule::direct);
+          const Plan pd = plan_with(f, g, r, schedule::direct);
+          REQUIRE(pd.stages.size() == 1);
+          const Stage<Run>& st = pd.only();
           index_t step = 0;
-          for (const CirculantIo& io : pd.phases[0].steps)
-            step = std::max(step, io.send.size + io.recv.size);
-          CHECK(pd.phases[0].held_size == 0);
-          CHECK(pd.scratch_elements() <= std::max({f.local_size(r), g.local_size(r), step}));
-          // A forced policy's messages (bcc.general) describe its circulant traffic, without runs.
-          std::size_t sends = 0;
-          for (const CirculantIo& io : pd.phases[0].steps) sends += io.send.peer >= 0 && io.send.size > 0 ? 1 : 0;
-          CHECK(&messages_of(pd) == &pd.bcc.general);
-          CHECK(messages_of(pd).sends.size() == sends);
-          CHECK(messages_of(pd).schedule.size() == pd.phases[0].steps.size());
-          CHECK(messages_of(pd).runs.empty());
-          CHECK(messages_of(pd).rank == r);
+          for (const schedule::Step& k : st.schedule.steps) {
+            index_t e = 0;
+            for (std::size_t i : k.sends) e += st.sends[i].size;
+            for (std::size_t i : k.recvs) e += st.recvs[i].size;
+            step = std::max(step, e);
+          }
+          CHECK(st.relay == 0);
+          CHECK(workspace_need(pd, index_t{1} << 40).total() <= std::max({f.local_size(r), g.local_size(r), step}));
+          // Its stage says what it sends: one message per step at most, every step of the schedule.
+          CHECK(pd.messages_sent() == st.sends.size());
+          CHECK(st.schedule.size() == static_cast<std::size_t>(schedule::circulant_schedule(index::Circulant(std::max(s, t) / std::min(s, t), P), 0).size()));
+          CHECK(pd.rank == r);
+          CHECK(pd.schedule_name == "direct");
         }
         auto b = run(s, t, n, P, schedule::indirect);
         INFO(b.failure);
         REQUIRE(b.ok);
-        CHECK(static_cast<int>(b.steps) <= index::ceil_log2(K) + 2);
+        CHECK(static_cast<int>(b.max_steps) <= index::ceil_log2(K) + 2);
         auto h = run(s, t, n, P, schedule::hybrid(d));
         INFO(h.failure);
         REQUIRE(h.ok);
@@ -185,17 +199,20 @@ TEST_CASE("automatic picks by the GDM model, the same on every rank, and runs ex
   const schedule::Machine startup_bound{1e-3, 1e-12}, bandwidth_bound{1e-9, 1e-6};
   // Tiny messages, expensive startups: fewer steps win (indirect, or BCC's few messages).
   const CycMap f(Cyclic<dynamic>(1), 4096, 64), g(Cyclic<dynamic>(31), 4096, 64);
-  const CirculantPlan p = plan_with(f, g, 0, schedule::modeled(startup_bound));
-  CHECK(p.kind == CirculantPlan::method::circulant);
+  const Plan p = plan_with(f, g, 0, schedule::modeled(startup_bound));
+  CHECK(p.only().forwards);  // a circulant schedule that forwards
   CHECK(p.steps() == 6);  // indirect, or hybrid(4) = 4 + ceil(31 / 16) steps, with less volume
   // Bandwidth-bound: moving every byte once wins; BCC and direct tie, and bandwidth-bound ties go
   // to BCC (its one-pass pack measured faster on large arrays).
-  const CirculantPlan q = plan_with(f, g, 0, schedule::modeled(bandwidth_bound));
-  CHECK(q.kind == CirculantPlan::method::bcc);
-  for (int r = 1; r < 64; ++r) CHECK(plan_with(f, g, r, schedule::modeled(startup_bound)).choice == p.choice);
-  auto res = test::simulate_circulant(64, test::oracle(Cyclic<dynamic>(1), 4096, 64),
-                                      test::oracle(Cyclic<dynamic>(31), 4096, 64), 4096,
-                                      [&](int r) { return plan_with(f, g, r, schedule::modeled(startup_bound)); });
+  const Plan q = plan_with(f, g, 0, schedule::modeled(bandwidth_bound));
+  CHECK(q.schedule_name == "bcc_contention_free");
+  CHECK(q.only().cycles);
+  for (int r = 1; r < 64; ++r) {
+    const Plan pr = plan_with(f, g, r, schedule::modeled(startup_bound));
+    CHECK(pr.schedule_name == p.schedule_name);
+    CHECK(pr.steps() == p.steps());
+  }
+  auto res = simulate_cyclic(1, 31, 4096, 64, [&](int r) { return plan_with(f, g, r, schedule::modeled(startup_bound)); });
   INFO(res.failure);
   CHECK(res.ok);
   // The model's numbers: Corollary 2 (i) and the real schedule agree for direct.
@@ -218,36 +235,24 @@ TEST_CASE("automatic's candidates: BCC always, the hybrids within the window, ch
         }) == 1);
   for (const schedule::CyclicChoice& c : near)
     if (c.kind == schedule::CyclicChoice::method::circulant) CHECK(c.predicted <= 1.5 * near.front().predicted);
-  // The model's own choice is the first circulant one or BCC.
-  const schedule::CyclicChoice chosen = plan_with(f, g, 0, m).choice;
-  CHECK(std::find(near.begin(), near.end(), chosen) != near.end());
-  // with_choice: every circulant candidate, switched to from the model's plan, is exact in the
-  // simulation; the BCC candidate runs the plan's BCC plan (contention-free order).
+  // The model's own plan is its first candidate's.
+  CHECK(plan_with(f, g, 0, m).schedule_name == plan_for_choice(f, g, 0, near.front()).schedule_name);
+  // plan_for_choice: every circulant candidate is exact in the simulation; the BCC candidate is
+  // the pair's BCC plan (contention-free order).
   for (const schedule::CyclicChoice& c : all) {
     if (c.kind == schedule::CyclicChoice::method::bcc) {
-      const CirculantPlan q = with_choice(plan_with(f, g, 5, m), f, g, c);
-      const CyclePlan bcc = plan_with(f, g, 5, schedule::bcc_contention_free);
-      CHECK(!q.runs_circulant());
-      CHECK(&messages_of(q) == &q.bcc.general);
-      CHECK(q.bcc.general.sends.size() == bcc.general.sends.size());
-      CHECK(q.bcc.general.schedule.size() == bcc.general.schedule.size());
+      const Plan q = plan_for_choice(f, g, 5, c);
+      const Plan bcc = plan_with(f, g, 5, schedule::bcc_contention_free);
+      CHECK(q.schedule_name == "bcc_contention_free");
+      CHECK(q.only().sends == bcc.only().sends);
+      CHECK(q.only().schedule == bcc.only().schedule);
       continue;
     }
-    auto res = test::simulate_circulant(64, test::oracle(Cyclic<dynamic>(1), 4096, 64),
-                                        test::oracle(Cyclic<dynamic>(31), 4096, 64), 4096,
-                                        [&](int r) { return with_choice(plan_with(f, g, r, m), f, g, c); });
+    auto res = simulate_cyclic(1, 31, 4096, 64, [&](int r) { return plan_for_choice(f, g, r, c); });
     INFO("candidate d = " << c.d);
     INFO(res.failure);
     CHECK(res.ok);
   }
-  // Switching counts no plan.
-  const CirculantPlan p = plan_with(f, g, 0, m);
-  const std::size_t before = plans_built();
-  const CirculantPlan q = with_choice(p, f, g, all.back());
-  CHECK(plans_built() == before);
-  CHECK(q.choice == all.back());
-  CHECK_THROWS_WITH(with_choice(plan_with(f, g, 0, schedule::direct), f, g, all.back()),
-                    Catch::Contains("requires a plan of schedule::automatic or modeled"));
 }
 
 TEST_CASE("automatic and modeled keep BCC for a phase of more than max_circulant_rows rows", "[circulant][automatic]") {
@@ -258,9 +263,27 @@ TEST_CASE("automatic and modeled keep BCC for a phase of more than max_circulant
   const std::vector<schedule::CyclicChoice> over = automatic_candidates(f, g, m, 1e300);
   REQUIRE(over.size() == 1);
   CHECK(over.front().kind == schedule::CyclicChoice::method::bcc);
-  CHECK(plan_with(f, g, 0, m).kind == CirculantPlan::method::bcc);
+  CHECK(plan_with(f, g, 0, m).schedule_name == "bcc_contention_free");
   const CycMap f2(Cyclic<dynamic>(1), 1024 * 4 * 3, 4), g2(Cyclic<dynamic>(1024), 1024 * 4 * 3, 4);
   CHECK(automatic_candidates(f2, g2, m, 1e300).size() > 1);
+}
+
+TEST_CASE("A Cyclic pair whose basic cycle costs more to build than the data it moves gets the general plan", "[circulant][automatic]") {
+  // Cyclic(n/P) -> Cyclic(1) at n = 2^24 on 4 processes: BC = n/P, P · BC = n templates' worth of
+  // meta-elements against n/P elements to move (its BCC plan took 10-14 s to build; the general
+  // plan, microseconds).
+  const index_t n = index_t{1} << 24;
+  const CycMap f(Cyclic<dynamic>(n / 4), n, 4), g(Cyclic<dynamic>(1), n, 4);
+  CHECK_FALSE(redist::detail::cycle_plan_affordable(f, g));
+  const std::size_t tables = tables_built();
+  const Plan p = plan_with(f, g, 1, schedule::automatic);
+  CHECK(tables_built() == tables);
+  CHECK(p.schedule_name == "all_at_once");
+  CHECK_FALSE(p.only().cycles);
+  // Small basic cycles stay affordable whatever n, and so does a cycle within the rank's share.
+  CHECK(redist::detail::cycle_plan_affordable(CycMap(Cyclic<dynamic>(8), n, 4), CycMap(Cyclic<dynamic>(5), n, 4)));
+  CHECK(redist::detail::cycle_plan_affordable(CycMap(Cyclic<dynamic>(1024), n, 4), CycMap(Cyclic<dynamic>(1), n, 4)));
+  CHECK_FALSE(redist::detail::cycle_plan_affordable(CycMap(Cyclic<dynamic>(1 << 21), n, 4), CycMap(Cyclic<dynamic>(1), n, 4)));
 }
 
 TEST_CASE("Circulant policies reject bad arguments with a message", "[circulant][errors]") {

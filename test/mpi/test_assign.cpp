@@ -164,9 +164,9 @@ TEST_CASE("A fused round of k arrays sends one message per peer, as one array do
     auto h1 = start(b[0] <<= a[0]);
     sends = h1.messages_sent();
     recvs = h1.messages_received();
-    CHECK(sends <= one.plan().sends.size());
-    CHECK(recvs <= one.plan().recvs.size());
-    if (!default_options().shared_memory) CHECK(sends == one.plan().sends.size());
+    CHECK(sends <= one.plan().only().sends.size());
+    CHECK(recvs <= one.plan().only().recvs.size());
+    if (!default_options().shared_memory) CHECK(sends == one.plan().only().sends.size());
   }
   auto h = start(b[0] <<= a[0], b[1] <<= a[1], b[2] <<= a[2], b[3] <<= a[3], b[4] <<= a[4], b[5] <<= a[5],
                  b[6] <<= a[6], b[7] <<= a[7]);

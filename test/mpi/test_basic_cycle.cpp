@@ -112,18 +112,18 @@ TEST_CASE("The one-pass path runs in one round, in rounds of cycles, or falls ba
     options o;
     o.max_scratch_bytes = budget;
     auto plan = make_plan(a, b, schedule::bcc, o);
-    static_assert(std::is_same_v<std::remove_cvref_t<decltype(plan.plan())>, CyclePlan>);
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(plan.plan())>, Plan>);
     clear(b);
     plan.execute(a, b);
     INFO("budget " << budget);
     REQUIRE(all_ok(world, holds(b)));
     CHECK(plan.scratch_high_water() <= budget);
-    const CyclePlan& p = plan.plan();
+    const Plan& p = plan.plan();
     // Every rank took the same path.
-    const index_t piece = p.general.piece;
+    const index_t piece = p.piece;
     CHECK(mpi::all_reduce(world, piece, mpi::minimum<index_t>()) == mpi::all_reduce(world, piece, mpi::maximum<index_t>()));
     if (budget > 2 * local) CHECK(piece == 0);  // everything in one round
-    if (budget == 200 && world.size() > 1) CHECK((piece > 0 && piece < p.quantum));  // less than a cycle: general path
+    if (budget == 200 && world.size() > 1) CHECK((piece > 0 && piece < p.only().cycles.quantum));  // less than a cycle: message by message
     const std::size_t allocations = plan.scratch().allocations();
     plan.execute(a, b);  // repeated: no new allocation
     CHECK(plan.scratch().allocations() == allocations);
@@ -162,8 +162,10 @@ TEST_CASE("BCC and multi-phase plans are cached and reused", "[mpi][bcc][cache]"
   CHECK(plans_built() == before + 3);
   REQUIRE(all_ok(world, holds(b)));
   auto mp = make_plan(a, b, schedule::multiphase);
-  CHECK(mp.plan().stages() == 2);
-  CHECK(mp.plan().phases.sizes[1] == 40);  // CYCLIC(8) -> CYCLIC(40) -> CYCLIC(5)
+  CHECK(mp.plan().stages.size() == 2);
+  // CYCLIC(8) -> CYCLIC(40) -> CYCLIC(5): the intermediate array is this rank's part of CYCLIC(40).
+  CHECK(mp.plan().intermediate == Cyclic<dynamic>::mapping(Cyclic<dynamic>(40), 5000, world.size()).local_size(world.rank()));
+  CHECK(mp.plan().schedule_name == "multiphase(2)");
   clear(b);
   mp.execute(a, b);
   REQUIRE(all_ok(world, holds(b)));

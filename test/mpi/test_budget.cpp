@@ -40,7 +40,7 @@ TEST_CASE("A scratch budget is kept: messages move in pieces, values stay exact"
     REQUIRE(all_ok(world, holds_index(b)));
     CHECK(plan.scratch_high_water() <= budget);
     CHECK(plan.scratch().capacity() <= budget);
-    if (world.size() > 1) CHECK(mpi::all_reduce(world, plan.plan().bcc.general.piece > 0, std::logical_or<bool>()));
+    if (world.size() > 1) CHECK(mpi::all_reduce(world, plan.plan().piece > 0, std::logical_or<bool>()));
   }
 }
 
@@ -55,8 +55,13 @@ TEST_CASE("By default scratch stays within this rank's larger local array", "[mp
     REQUIRE(all_ok(world, holds_index(b)));
     const std::size_t local = static_cast<std::size_t>(std::max(a.local_size(), b.local_size())) * sizeof(double);
     CHECK(plan.scratch_high_water() <= local);
+    plan.execute(a, b);  // the second run may time the candidates and switch (a workspace of its own)
+    REQUIRE(all_ok(world, holds_index(b)));
+    CHECK(plan.scratch_high_water() <= local);
+    const std::size_t allocations = plan.scratch().allocations();
+    CHECK(allocations <= 1);
     plan.execute(a, b);  // repeated: no new allocation
-    CHECK(plan.scratch().allocations() <= 1);
+    CHECK(plan.scratch().allocations() == allocations);
   }
 }
 

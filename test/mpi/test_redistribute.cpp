@@ -58,21 +58,31 @@ TEST_CASE("A repeated b = a between the same layouts does no planning", "[mpi][p
   const std::size_t before = plans_built();
   b = a;
   CHECK(plans_built() == before + 1);
+  // The second run is where automatic may time its candidates (each a plan built once; none on
+  // one node with shared memory, where the node path runs the plan it has): after it, nothing.
+  b = a;
+  const std::size_t decided = plans_built();
   for (int i = 0; i < 5; ++i) b = a;
-  CHECK(plans_built() == before + 1);
+  CHECK(plans_built() == decided);
   REQUIRE(all_ok(world, holds(b, value_of)));
   redistribute(a, b);  // the function form shares the cache
-  CHECK(plans_built() == before + 1);
+  CHECK(plans_built() == decided);
   redistribute(a, b, schedule::all_at_once);  // another policy is another plan
-  CHECK(plans_built() == before + 2);
-  b = a;
-  CHECK(plans_built() == before + 3);
+  CHECK(plans_built() == decided + 1);
+  redistribute(a, b, schedule::all_at_once);
+  CHECK(plans_built() == decided + 1);
+  b = a;  // the cache keeps one plan: automatic's is planned again (and decided on its second run)
+  CHECK(plans_built() == decided + 2);
   // Another source layout is planned once, then reused.
   DistArray<double, Block> c(world, 1000);
   fill(c, [](index_t g) { return 2.0 * static_cast<double>(g); });
+  const std::size_t other = plans_built();
   b = c;
   b = c;
-  CHECK(plans_built() == before + 4);
+  const std::size_t other_decided = plans_built();
+  CHECK(other_decided > other);
+  b = c;
+  CHECK(plans_built() == other_decided);
   REQUIRE(all_ok(world, holds(b, [](index_t g) { return 2.0 * static_cast<double>(g); })));
 }
 

@@ -56,9 +56,10 @@ inline std::pair<int, int> set_sizes(const std::vector<schedule::Transfer>& t, i
 /// local copy (when it has one).
 inline std::vector<schedule::Transfer> transfers_of(const std::vector<Plan>& plans) {
   std::vector<schedule::Transfer> t;
-  for (const Plan& p : plans) {
-    if (p.local.size > 0) t.push_back({p.rank, p.rank, p.local.size});
-    for (const Message& m : p.sends) t.push_back({p.rank, m.peer, m.size});
+  for (const Plan& whole : plans) {
+    const Stage<Run>& p = whole.only();
+    if (p.local.size > 0) t.push_back({whole.rank, whole.rank, p.local.size});
+    for (const Message& m : p.sends) t.push_back({whole.rank, m.peer, m.size});
   }
   return t;
 }
@@ -66,16 +67,18 @@ inline std::vector<schedule::Transfer> transfers_of(const std::vector<Plan>& pla
 /// The plans' rows run together: all ranks have the same number of steps, each step contention-
 /// free, and every send of step k is met by the matching receive (same size) in step k.
 inline std::string check_rows(const std::vector<Plan>& plans) {
-  const std::size_t nsteps = plans.empty() ? 0 : plans.front().schedule.size();
+  const std::size_t nsteps = plans.empty() ? 0 : plans.front().only().schedule.size();
   for (const Plan& p : plans)
-    if (p.schedule.size() != nsteps) return "rank " + std::to_string(p.rank) + " has another step count";
+    if (p.only().schedule.size() != nsteps) return "rank " + std::to_string(p.rank) + " has another step count";
   for (std::size_t k = 0; k < nsteps; ++k) {
     std::vector<std::tuple<int, int, index_t>> sent, received;
-    for (const Plan& p : plans) {
+    for (const Plan& whole : plans) {
+      const Stage<Run>& p = whole.only();
+      const int rank = whole.rank;
       const schedule::Step& s = p.schedule.steps[k];
-      if (s.sends.size() > 1 || s.recvs.size() > 1) return "rank " + std::to_string(p.rank) + " has contention";
-      for (std::size_t i : s.sends) sent.emplace_back(p.rank, p.sends[i].peer, p.sends[i].size);
-      for (std::size_t i : s.recvs) received.emplace_back(p.recvs[i].peer, p.rank, p.recvs[i].size);
+      if (s.sends.size() > 1 || s.recvs.size() > 1) return "rank " + std::to_string(rank) + " has contention";
+      for (std::size_t i : s.sends) sent.emplace_back(rank, p.sends[i].peer, p.sends[i].size);
+      for (std::size_t i : s.recvs) received.emplace_back(p.recvs[i].peer, rank, p.recvs[i].size);
     }
     std::sort(sent.begin(), sent.end());
     std::sort(received.begin(), received.end());

@@ -12,7 +12,7 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/gen_block.hpp>
 #include <redist/plan/plan.hpp>
-#include <redist/plan/scheduled.hpp>
+#include <redist/plan/stepwise.hpp>
 #include <redist/schedule/caterpillar.hpp>
 #include <redist/schedule/relative_group.hpp>
 #include <redist/schedule/transfer.hpp>
@@ -414,7 +414,7 @@ TEMPLATE_TEST_CASE("1-D plans of all ranks: apply_global_schedule gives matching
       std::vector<Plan> scheduled = plans;
       for (Plan& p : scheduled) apply_global_schedule(p, std::span<const Transfer>(t), g);
       CHECK(test::check_rows(scheduled).empty());
-      for (const Plan& p : scheduled) CHECK(p.schedule.size() == g.size());
+      for (const Plan& p : scheduled) CHECK(p.only().schedule.size() == g.size());
     }
   }
 }
@@ -465,27 +465,33 @@ TEST_CASE("apply_global_schedule reports a plan and a schedule that disagree", "
   CHECK_THROWS_WITH(apply_global_schedule(p, std::span<const Transfer>(t), twice),
                     Catch::Matchers::Contains("names a transfer twice"));
   apply_global_schedule(p, std::span<const Transfer>(t), g);
-  CHECK(p.schedule.size() == g.size());
+  CHECK(p.only().schedule.size() == g.size());
 }
 
 namespace {
-/// Any type with rank, sends, recvs and schedule will do for apply_global_schedule.
-struct MiniPlan {
-  int rank = 0;
-  std::vector<Message> sends, recvs;
-  schedule::Schedule schedule;
-};
+/// A plan of one stage with the given rank and messages (no runs): what apply_global_schedule reads.
+Plan messages_only(int rank, std::vector<Message> sends, std::vector<Message> recvs) {
+  Plan p;
+  p.rank = rank;
+  p.nprocs = 4;
+  Stage<Run>& st = p.stages.emplace_back();
+  st.sends = std::move(sends);
+  st.recvs = std::move(recvs);
+  return p;
+}
 }  // namespace
 
-TEST_CASE("apply_global_schedule works on any plan type with rank, sends, recvs and schedule", "[schedule][plan][apply]") {
+TEST_CASE("apply_global_schedule places a plan's messages by peer and size alone", "[schedule][plan][apply]") {
   // Ranks 0–1 send to ranks 2–3 (a source and a destination grid of one communicator).
   const std::vector<Transfer> t{{0, 2, 4}, {0, 3, 5}, {1, 2, 6}, {1, 3, 7}};
   const auto g = schedule::relative_group_schedule(t, 4);
   REQUIRE(g.size() == 2);
-  MiniPlan p0{0, {Message{.peer = 3, .size = 5}, Message{.peer = 2, .size = 4}}, {}, {}};
-  MiniPlan p2{2, {}, {Message{.peer = 0, .size = 4}, Message{.peer = 1, .size = 6}}, {}};
-  apply_global_schedule(p0, std::span<const Transfer>(t), g);
-  apply_global_schedule(p2, std::span<const Transfer>(t), g);
+  Plan w0 = messages_only(0, {Message{.peer = 3, .size = 5}, Message{.peer = 2, .size = 4}}, {});
+  Plan w2 = messages_only(2, {}, {Message{.peer = 0, .size = 4}, Message{.peer = 1, .size = 6}});
+  apply_global_schedule(w0, std::span<const Transfer>(t), g);
+  apply_global_schedule(w2, std::span<const Transfer>(t), g);
+  const Stage<Run>& p0 = w0.only();
+  const Stage<Run>& p2 = w2.only();
   REQUIRE(p0.schedule.size() == 2);
   REQUIRE(p2.schedule.size() == 2);
   for (std::size_t k = 0; k < 2; ++k) {

@@ -311,22 +311,22 @@ static_assert(std::is_same_v<Automatic::choice_t<GenBlock::mapping, GenBlock::ma
 static_assert(std::is_same_v<Automatic::choice_t<Dist<Block, Block>::mapping, Dist<Cyclic<2>, Block>::mapping>,
                              schedule::detail::grid_rule_t>);
 static_assert(!Automatic::supports<Dist<Block, Block>::mapping, C2>);
-static_assert(std::is_same_v<decltype(plan_with(std::declval<C3>(), std::declval<C2>(), 0, schedule::automatic)), TimedCyclicPlan<C3, C2>>);
-static_assert(std::is_same_v<decltype(plan_with(std::declval<Cd>(), std::declval<Cd>(), 0, schedule::modeled(schedule::default_machine))), CirculantPlan>);
+// Every policy builds the one plan type: stages of messages (StagedPlan), the same for 1-D pairs
+// whatever the schedule; the runs of N-D plans are sections.
+static_assert(std::is_same_v<decltype(plan_with(std::declval<C3>(), std::declval<C2>(), 0, schedule::automatic)), Plan>);
+static_assert(std::is_same_v<decltype(plan_with(std::declval<Cd>(), std::declval<Cd>(), 0, schedule::modeled(schedule::default_machine))), Plan>);
 static_assert(std::is_same_v<decltype(plan_with(std::declval<Block::mapping>(), std::declval<C2>(), 0, schedule::automatic)), Plan>);
-static_assert(std::is_same_v<Redistribution<C3, C2>::plan_type, TimedCyclicPlan<C3, C2>>);
-static_assert(std::is_same_v<std::remove_cvref_t<decltype(std::declval<const Redistribution<C3, C2>&>().plan())>, CirculantPlan>);
+static_assert(std::is_same_v<decltype(plan_with(std::declval<C3>(), std::declval<C2>(), 0, schedule::direct)), Plan>);
+static_assert(std::is_same_v<decltype(plan_with(std::declval<C3>(), std::declval<C2>(), 0, schedule::bcc)), Plan>);
+static_assert(std::is_same_v<Redistribution<C3, C2>::plan_type, Plan>);
 static_assert(std::is_same_v<Redistribution<C3, C2, schedule::all_at_once_t>::plan_type, Plan>);
-static_assert(std::is_same_v<Redistribution<C3, C2, schedule::multiphase_t>::plan_type, MultiphasePlan>);
-// No plan derives from another: a CyclePlan holds its general Plan, a CirculantPlan its BCC plan,
-// and messages_of gives each plan's messages by one name.
-static_assert(!std::is_base_of_v<Plan, CyclePlan> && !std::is_base_of_v<Plan, CirculantPlan> &&
-              !std::is_base_of_v<CyclePlan, CirculantPlan>);
-static_assert(std::is_same_v<decltype(CyclePlan::general), Plan> && std::is_same_v<decltype(CirculantPlan::bcc), CyclePlan>);
-static_assert(std::is_same_v<decltype(messages_of(std::declval<const CyclePlan&>())), const Plan&> &&
-              std::is_same_v<decltype(messages_of(std::declval<const CirculantPlan&>())), const Plan&> &&
-              std::is_same_v<decltype(messages_of(std::declval<const TimedCyclicPlan<C3, C2>&>())), const Plan&> &&
-              std::is_same_v<decltype(messages_of(std::declval<const GridPlan&>())), const GridPlan&>);
+static_assert(std::is_same_v<Redistribution<C3, C2, schedule::multiphase_t>::plan_type, Plan>);
+static_assert(StagedPlan<Plan> && StagedPlan<GridPlan> && !StagedPlan<Stage<Run>>);
+// The decision adapts (node path, budget, timing) automatic and modeled on Cyclic pairs only, and
+// times automatic's candidates only.
+static_assert(Decider<C3, C2, schedule::automatic_t>::adaptive && Decider<C3, C2, schedule::automatic_t>::timed);
+static_assert(Decider<C3, C2, schedule::modeled_t>::adaptive && !Decider<C3, C2, schedule::modeled_t>::timed);
+static_assert(!Decider<C3, C2, schedule::bcc_t>::adaptive && !Decider<Block::mapping, C2, schedule::automatic_t>::adaptive);
 // Each policy says which pairs it serves.
 static_assert(Serves<schedule::bcc_t, C3, C2> && !Serves<schedule::bcc_t, Block::mapping, C2>);
 static_assert(Serves<schedule::tpdr_t, GenBlock::mapping, GenBlock::mapping> && !Serves<schedule::tpdr_t, C3, C2>);
@@ -336,22 +336,31 @@ static_assert(schedule::is_policy<schedule::bcc_t> && schedule::is_policy<schedu
 
 // ---- b = a on 1-D arrays of static process count: the layouts carry P to the plan -----------------
 // DistArray<double, Cyclic<3>, Grid<4>> = DistArray<double, Cyclic<2>, Grid<4>> (Figure 2's pair on
-// Figure 2's four processes) plans on StaticNprocs layouts, whose bcc planner reads Fig2's tables.
+// Figure 2's four processes) plans on the arrays' rank-1 layouts; the planners see through them
+// (as_cyclic) to StaticNprocs layouts, whose bcc planner reads Fig2's tables.
 using A3 = DistArray<double, Cyclic<3>, Grid<4>>;
 using A2 = DistArray<double, Cyclic<2>, Grid<4>>;
 using L = detail::plan_layouts<A3, A2>;
-static_assert(std::is_same_v<L::from_type, StaticNprocs<Cyclic<3>::mapping, 4>> &&
-              std::is_same_v<L::to_type, StaticNprocs<Cyclic<2>::mapping, 4>>);
+static_assert(std::is_same_v<L::from_type, A3::mapping_type> && std::is_same_v<L::to_type, A2::mapping_type>);
+static_assert(L::from_type::rank() == 1 && CyclicLayout<L::from_type> && !CyclicMapping<L::from_type>);
+using F3 = decltype(as_cyclic(std::declval<const L::from_type&>()))::value_type;
+using F2 = decltype(as_cyclic(std::declval<const L::to_type&>()))::value_type;
+static_assert(std::is_same_v<F3, StaticNprocs<Cyclic<3>::mapping, 4>> && std::is_same_v<F2, StaticNprocs<Cyclic<2>::mapping, 4>>);
 static_assert(A3::static_nprocs() == 4 && DistArray<double, Cyclic<3>>::static_nprocs() == dynamic);
-static_assert(detail::static_cycle_pair<L::from_type, L::to_type> && !detail::static_cycle_pair<C3, C2>);
+static_assert(detail::static_cycle_pair<F3, F2> && !detail::static_cycle_pair<C3, C2>);
 static_assert(std::is_same_v<Automatic::choice_t<L::from_type, L::to_type>, schedule::detail::cyclic_rule_t>);
+static_assert(std::is_same_v<Redistribution<L::from_type, L::to_type>::plan_type, Plan>);
 // The table that b = a on that pair runs on, from static storage: rank 1's send template (Figure 4).
-static_assert(BasicCyclePlan<3, 2, detail::pair_nprocs<L::from_type, L::to_type>>::send_templates[1] ==
-              std::array{1, 2, 2, 3, 0, 0});
+static_assert(BasicCyclePlan<3, 2, detail::pair_nprocs<F3, F2>>::send_templates[1] == std::array{1, 2, 2, 3, 0, 0});
 // A grid of static type but an array type without it keeps P dynamic (DESIGN.md's spelling
 // DistArray<double, Cyclic<8>>(world, n, Grid<4>{}): a constructor argument cannot change a type).
-static_assert(std::is_same_v<detail::plan_layouts<DistArray<double, Cyclic<8>>, DistArray<double, Cyclic<5>>>::from_type,
-                             Cyclic<8>::mapping>);
+using L8 = detail::plan_layouts<DistArray<double, Cyclic<8>>, DistArray<double, Cyclic<5>>>;
+static_assert(std::is_same_v<decltype(as_cyclic(std::declval<const L8::from_type&>()))::value_type, Cyclic<8>::mapping>);
+// AnyDist: a Cyclic rule candidate at compile time, decided at plan time.
+using AnyL = Dist<AnyDist>::mapping;
+static_assert(CyclicLayout<AnyL> && GenBlockLayout<AnyL> && Decider<AnyL, AnyL, schedule::automatic_t>::adaptive);
+static_assert(std::is_same_v<Automatic::choice_t<AnyL, AnyL>, schedule::detail::cyclic_rule_t>);
+static_assert(std::is_same_v<Redistribution<AnyL, AnyL>::plan_type, Plan>);
 
 // ---- The table-size bound: static tables up to BC·P = max_static_table -------------------------
 static_assert(max_static_table == 16384);

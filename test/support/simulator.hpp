@@ -1,9 +1,10 @@
-/// @file Defines the virtual-rank simulator: all P plans built in one process, messages delivered in memory.
+/// @file Defines the virtual-rank simulator: all P plans built in one process, their stages run step by step in memory (relays and intermediate arrays included), checked against the oracle.
 #pragma once
 
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -19,8 +20,9 @@ struct SimResult {
   std::string failure;    ///< first problem found
   index_t messages = 0;   ///< remote messages of all ranks
   index_t moved = 0;      ///< elements sent remotely
-  std::size_t max_steps = 0;
-  int unwalked = 0;       ///< sides (a rank's sends or receives) with packed messages but no valid walk
+  index_t max_moved = 0;  ///< most elements one rank sent
+  std::size_t max_steps = 0;  ///< most steps of one rank's plan (all stages)
+  int unwalked = 0;       ///< sides (a rank's sends or receives of a stage) with packed messages but no valid walk
 };
 
 /// What simulate checks of the plans' schedules, besides the data.
@@ -40,23 +42,24 @@ struct BuildPlan {
   }
 };
 
-/// Checks the schedules of all ranks' plans as SimChecks asks; calls fail with the first problem.
+/// Checks the schedules of all ranks' stages s as SimChecks asks; calls fail with the first problem.
 template <class PlanT, class Fail>
-void check_steps(const std::vector<PlanT>& plans, SimChecks checks, Fail&& fail) {
+void check_steps(const std::vector<PlanT>& plans, std::size_t s, SimChecks checks, Fail&& fail) {
   const int nprocs = static_cast<int>(plans.size());
   auto has = [&](int q, std::size_t k, int peer, bool send) {
-    if (k >= plans[q].schedule.size()) return false;
-    const schedule::Step& st = plans[q].schedule.steps[k];
-    for (std::size_t i : send ? st.sends : st.recvs)
-      if ((send ? plans[q].sends[i].peer : plans[q].recvs[i].peer) == peer) return true;
+    const auto& st = plans[q].stages[s];
+    if (k >= st.schedule.size()) return false;
+    const schedule::Step& step = st.schedule.steps[k];
+    for (std::size_t i : send ? step.sends : step.recvs)
+      if ((send ? st.sends[i].peer : st.recvs[i].peer) == peer) return true;
     return false;
   };
   for (int r = 0; r < nprocs; ++r) {
-    const PlanT& pl = plans[r];
+    const auto& pl = plans[r].stages[s];
     std::vector<int> sent(pl.sends.size(), 0), received(pl.recvs.size(), 0);
     for (std::size_t k = 0; k < pl.schedule.size(); ++k) {
       const schedule::Step& st = pl.schedule.steps[k];
-      const std::string where = "rank " + std::to_string(r) + " step " + std::to_string(k);
+      const std::string where = "rank " + std::to_string(r) + " stage " + std::to_string(s) + " step " + std::to_string(k);
       if (checks.contention_free && (st.sends.size() > 1 || st.recvs.size() > 1))
         fail(where + " sends " + std::to_string(st.sends.size()) + " and receives " + std::to_string(st.recvs.size()));
       if (!checks.steps_pair) continue;
@@ -77,61 +80,143 @@ void check_steps(const std::vector<PlanT>& plans, SimChecks checks, Fail&& fail)
   }
 }
 
-/// Delivers the messages of all ranks' plans in memory: every rank packs its sends from in[r]
-/// (along its walks, or its runs) and copies its local runs into out[r]; every rank unpacks its
-/// receives into out[q]. writes[q] counts the elements written on rank q. Checks that every
-/// message is received by the peer it was sent to with the same size and that nobody sends to
-/// itself (fail); counts messages, elements moved, steps and sides without walks in res.
+/// Runs stage s of every rank's plan in memory: from[r] -> to[r] through rank r's relay area. Per
+/// step, every rank packs its sends (from its `from` buffer, or its relay area), then every rank
+/// unpacks its receives (into `to`, or keeps them in its relay area), so that a block relayed in a
+/// step is forwarded in a later one; the local runs are copied first. Checks that every message
+/// is received, in the same step, by the peer it was sent to, with the same size, and that nobody
+/// sends to itself. writes[q] counts the elements written into q's `to` buffer.
+template <class PlanT, class Fail>
+void run_stage(const std::vector<PlanT>& plans, std::size_t s, const std::vector<std::vector<index_t>>& from,
+               std::vector<std::vector<index_t>>& to, std::vector<index_t>& writes, SimResult& res, Fail&& fail) {
+  const int nprocs = static_cast<int>(plans.size());
+  std::vector<std::vector<index_t>> relay(static_cast<std::size_t>(nprocs));
+  std::size_t nsteps = 0;
+  for (int r = 0; r < nprocs; ++r) {
+    const auto& st = plans[r].stages[s];
+    relay[r].assign(static_cast<std::size_t>(st.relay), -7);
+    nsteps = std::max(nsteps, st.schedule.size());
+    runtime::copy(st.runs_of(st.local), from[r].data(), to[r].data());
+    writes[r] += st.local.size;
+    res.messages += static_cast<index_t>(st.sends.size());
+    index_t sent = 0;
+    for (const Message& m : st.sends) sent += m.size;
+    res.moved += sent;
+    res.max_moved = std::max(res.max_moved, sent);
+  }
+  // Messages a stage's schedule does not place (a plan without steps) all go in one step.
+  std::vector<std::vector<char>> done_send(static_cast<std::size_t>(nprocs)), done_recv(static_cast<std::size_t>(nprocs));
+  for (int r = 0; r < nprocs; ++r) {
+    done_send[r].assign(plans[r].stages[s].sends.size(), 0);
+    done_recv[r].assign(plans[r].stages[s].recvs.size(), 0);
+  }
+  auto step_of = [&](int r, std::size_t k, bool send) {
+    std::vector<std::size_t> out;
+    const auto& st = plans[r].stages[s];
+    if (k < st.schedule.size()) out = send ? st.schedule.steps[k].sends : st.schedule.steps[k].recvs;
+    return out;
+  };
+  for (std::size_t k = 0; k <= nsteps; ++k) {
+    // Step nsteps: whatever no step placed (an error unless both sides left it out alike).
+    std::map<std::tuple<int, int>, std::vector<index_t>> wire;
+    for (int r = 0; r < nprocs; ++r) {
+      const auto& st = plans[r].stages[s];
+      std::vector<std::size_t> sends = step_of(r, k, true);
+      if (k == nsteps)
+        for (std::size_t i = 0; i < st.sends.size(); ++i)
+          if (!done_send[r][i]) sends.push_back(i);
+      for (std::size_t i : sends) {
+        if (i >= st.sends.size()) { fail("a step names a send that does not exist"); continue; }
+        done_send[r][i] = 1;
+        const Message& m = st.sends[i];
+        if (m.peer == r) fail("rank " + std::to_string(r) + " sends to itself");
+        std::vector<index_t> buf(static_cast<std::size_t>(m.size));
+        runtime::pack_message(st, i, from[r].data(), buf.data(), 0, -1, relay[r].data());
+        if (!wire.emplace(std::tuple{r, m.peer}, std::move(buf)).second) fail("two messages on one pair in one step");
+      }
+    }
+    for (int q = 0; q < nprocs; ++q) {
+      const auto& st = plans[q].stages[s];
+      std::vector<std::size_t> recvs = step_of(q, k, false);
+      if (k == nsteps)
+        for (std::size_t i = 0; i < st.recvs.size(); ++i)
+          if (!done_recv[q][i]) recvs.push_back(i);
+      for (std::size_t i : recvs) {
+        if (i >= st.recvs.size()) { fail("a step names a receive that does not exist"); continue; }
+        done_recv[q][i] = 1;
+        const Message& m = st.recvs[i];
+        auto it = wire.find({m.peer, q});
+        if (it == wire.end()) {
+          fail("rank " + std::to_string(q) + " waits for a message from " + std::to_string(m.peer) + " never sent (stage " +
+               std::to_string(s) + ", step " + std::to_string(k) + ")");
+          continue;
+        }
+        if (static_cast<index_t>(it->second.size()) != m.size) {
+          fail("message size mismatch");
+        } else if (m.relay_at >= 0) {
+          if (m.relay_at + m.size > st.relay) fail("a receive overflows the relay area");
+          std::copy(it->second.begin(), it->second.end(), relay[q].begin() + m.relay_at);
+          runtime::unpack_message(st, i, relay[q].data() + m.relay_at, to[q].data(), 0, -1, runtime::assign_op{},
+                                  relay[q].data());
+        } else {
+          runtime::unpack_message(st, i, it->second.data(), to[q].data(), 0, -1, runtime::assign_op{}, relay[q].data());
+        }
+        for (std::size_t j = m.first; j < m.first + m.nruns; ++j)
+          if (!st.relayed(j)) writes[q] += st.runs[j].size();
+        wire.erase(it);
+      }
+    }
+    if (!wire.empty()) fail(std::to_string(wire.size()) + " messages sent but never received (stage " + std::to_string(s) + ")");
+  }
+}
+
+/// Plans built from layouts pack in the order of their walks: counts the sides of stages that have
+/// packed messages but no walk.
+template <class PlanT>
+int count_unwalked(const std::vector<PlanT>& plans) {
+  int n = 0;
+  auto packed = [](const std::vector<Message>& ms) {
+    return std::any_of(ms.begin(), ms.end(), [](const Message& m) { return !m.direct; });
+  };
+  for (const auto& p : plans)
+    for (const auto& st : p.stages) n += (!st.send_walk && packed(st.sends)) + (!st.recv_walk && packed(st.recvs));
+  return n;
+}
+
+/// Runs every stage of all ranks' plans in memory (in: every rank's source elements, out: its
+/// destination elements; intermediate arrays of plan.intermediate elements in between), checking
+/// each stage's schedule as `checks` asks. writes[q] counts the elements written into q's destination.
 template <class PlanT, class Fail>
 void deliver(const std::vector<PlanT>& plans, const std::vector<std::vector<index_t>>& in,
-             std::vector<std::vector<index_t>>& out, std::vector<index_t>& writes, SimResult& res, Fail&& fail) {
+             std::vector<std::vector<index_t>>& out, std::vector<index_t>& writes, SimResult& res, SimChecks checks,
+             Fail&& fail) {
   const int nprocs = static_cast<int>(plans.size());
   writes.assign(static_cast<std::size_t>(nprocs), 0);
-  // Pack: every send message into its own buffer.
-  std::map<std::pair<int, int>, std::vector<index_t>> wire;
+  std::size_t nstages = plans.empty() ? 0 : plans[0].stages.size();
   for (int r = 0; r < nprocs; ++r) {
-    const auto& pl = plans[r];
-    res.max_steps = std::max(res.max_steps, pl.schedule.size());
-    for (std::size_t i = 0; i < pl.sends.size(); ++i) {
-      const Message& m = pl.sends[i];
-      if (m.peer == r) fail("rank " + std::to_string(r) + " sends to itself");
-      std::vector<index_t> buf(static_cast<std::size_t>(m.size));
-      if constexpr (requires { pl.send_walk; }) runtime::pack_message(pl, i, in[r].data(), buf.data());
-      else runtime::pack(pl.runs_of(m), in[r].data(), buf.data());
-      if (!wire.emplace(std::pair{r, m.peer}, std::move(buf)).second) fail("two messages on one pair");
-      ++res.messages;
-      res.moved += m.size;
-    }
-    runtime::copy(pl.runs_of(pl.local), in[r].data(), out[r].data());
-    writes[r] += pl.local.size;
+    if (plans[r].stages.size() != nstages) fail("ranks disagree on the number of stages");
+    res.max_steps = std::max(res.max_steps, plans[r].steps());
   }
-  // Plans built from layouts pack in the order of their walks: count the sides that have none.
-  for (int q = 0; q < nprocs; ++q) {
-    const auto& pl = plans[q];
-    if constexpr (requires { pl.recv_walk; }) {
-      auto packed = [](const std::vector<Message>& ms) {
-        return std::any_of(ms.begin(), ms.end(), [](const Message& m) { return !m.direct; });
-      };
-      res.unwalked += (!pl.send_walk && packed(pl.sends)) + (!pl.recv_walk && packed(pl.recvs));
+  if (!res.ok) return;
+  res.unwalked += count_unwalked(plans);
+  std::vector<std::vector<index_t>> cur = in;
+  for (std::size_t s = 0; s < nstages; ++s) {
+    check_steps(plans, s, checks, fail);
+    const bool last = s + 1 == nstages;
+    std::vector<std::vector<index_t>> next(static_cast<std::size_t>(nprocs));
+    std::vector<index_t> w(static_cast<std::size_t>(nprocs), 0);
+    for (int r = 0; r < nprocs; ++r) {
+      if (plans[r].stages[s].to != (last ? Buffer::destination : Buffer::intermediate)) fail("a stage writes the wrong buffer");
+      next[r] = last ? out[r] : std::vector<index_t>(static_cast<std::size_t>(plans[r].intermediate), -1);
+    }
+    run_stage(plans, s, cur, next, w, res, fail);
+    if (last) {
+      out = std::move(next);
+      writes = w;
+    } else {
+      cur = std::move(next);
     }
   }
-  // Exchange and unpack.
-  for (int q = 0; q < nprocs; ++q) {
-    for (std::size_t i = 0; i < plans[q].recvs.size(); ++i) {
-      const Message& m = plans[q].recvs[i];
-      auto it = wire.find({m.peer, q});
-      if (it == wire.end()) {
-        fail("rank " + std::to_string(q) + " waits for a message from " + std::to_string(m.peer) + " never sent");
-        continue;
-      }
-      if (static_cast<index_t>(it->second.size()) != m.size) fail("message size mismatch");
-      else if constexpr (requires { plans[q].recv_walk; }) runtime::unpack_message(plans[q], i, it->second.data(), out[q].data());
-      else runtime::unpack(plans[q].runs_of(m), it->second.data(), out[q].data());
-      writes[q] += m.size;
-      wire.erase(it);
-    }
-  }
-  if (!wire.empty()) fail(std::to_string(wire.size()) + " messages sent but never received");
 }
 
 /// The fail function of a SimResult: records the first problem and marks it failed.
@@ -142,13 +227,11 @@ inline auto failer(SimResult& res) {
   };
 }
 
-/// The plans of all ranks for from -> to (make_plan(from, to, rank)), their schedules checked as
-/// `checks` asks.
-template <class From, class To, class MakePlan, class Fail>
-auto all_rank_plans(const From& from, const To& to, const MakePlan& make_plan, SimChecks checks, Fail&& fail) {
+/// The plans of all ranks for from -> to (make_plan(from, to, rank)).
+template <class From, class To, class MakePlan>
+auto all_rank_plans(const From& from, const To& to, const MakePlan& make_plan) {
   std::vector<decltype(make_plan(from, to, 0))> plans;
   for (int r = 0; r < from.nprocs(); ++r) plans.push_back(make_plan(from, to, r));
-  check_steps(plans, checks, fail);
   return plans;
 }
 
@@ -170,19 +253,16 @@ void check_delivered(const std::vector<std::vector<index_t>>& out, const std::ve
   }
 }
 
-/// Builds the plans of all ranks for from -> to (with make_plan(from, to, rank)), fills every
-/// source element with its global index (from the oracle of the source), delivers every message
-/// in memory, and checks against the oracle of the target that every destination element holds
-/// its own global index and was written exactly once, that every message is received by the
-/// peer it was sent to with the same size, and that nobody sends to itself; and the schedules,
-/// as `checks` asks.
-template <class From, class To, class MakePlan = BuildPlan>
-SimResult simulate(const From& from, const To& to, const Layout& src, const Layout& dst, SimChecks checks = {},
-                   MakePlan make_plan = {}) {
+/// Runs the plans of all ranks (given) in memory, every source element filled with its global
+/// index (from the oracle layout src), and checks against the oracle of the target that every
+/// destination element holds its own global index and was written exactly once, that every
+/// message is received by the peer it was sent to with the same size in the same step, and that
+/// nobody sends to itself; and the schedules, as `checks` asks.
+template <class PlanT>
+SimResult simulate_plans(const std::vector<PlanT>& plans, const Layout& src, const Layout& dst, SimChecks checks = {}) {
   SimResult res;
   const auto fail = failer(res);
-  const auto plans = all_rank_plans(from, to, make_plan, checks, fail);
-  const int nprocs = from.nprocs();
+  const int nprocs = static_cast<int>(plans.size());
   std::vector<std::vector<index_t>> in(nprocs), out(nprocs);
   std::vector<index_t> writes, places(nprocs);
   for (int p = 0; p < nprocs; ++p) {
@@ -191,9 +271,17 @@ SimResult simulate(const From& from, const To& to, const Layout& src, const Layo
     // Places: every local element but padding (global index -1, never written).
     places[p] = std::count_if(dst.globals[p].begin(), dst.globals[p].end(), [](index_t g) { return g >= 0; });
   }
-  deliver(plans, in, out, writes, res, fail);
-  check_delivered(out, dst.globals, writes, places, fail);
+  deliver(plans, in, out, writes, res, checks, fail);
+  if (res.ok) check_delivered(out, dst.globals, writes, places, fail);
   return res;
+}
+
+/// Builds the plans of all ranks for from -> to (with make_plan(from, to, rank)) and runs them in
+/// memory (simulate_plans).
+template <class From, class To, class MakePlan = BuildPlan>
+SimResult simulate(const From& from, const To& to, const Layout& src, const Layout& dst, SimChecks checks = {},
+                   MakePlan make_plan = {}) {
+  return simulate_plans(all_rank_plans(from, to, make_plan), src, dst, checks);
 }
 
 }  // namespace redist::test

@@ -13,10 +13,12 @@
 #include <catch2/catch.hpp>
 
 #include <redist/index/basic_cycle.hpp>
+#include <redist/dist/any.hpp>
+#include <redist/dist/dist.hpp>
 #include <redist/plan/automatic.hpp>
 #include <redist/plan/basic_cycle.hpp>
 #include <redist/plan/multiphase.hpp>
-#include <redist/runtime/pack_cycles.hpp>
+#include <redist/runtime/pack.hpp>
 #include <redist/schedule/basic_cycle.hpp>
 #include <redist/schedule/multiphase.hpp>
 
@@ -33,13 +35,12 @@ using CycMap = Cyclic<dynamic>::mapping;
 struct MakeBcc {
   bool contention_free = false;
   Plan operator()(const CycMap& from, const CycMap& to, int rank) const {
-    return (contention_free ? plan_with(from, to, rank, schedule::bcc_contention_free) : plan_with(from, to, rank, schedule::bcc))
-        .general;
+    return contention_free ? plan_with(from, to, rank, schedule::bcc_contention_free) : plan_with(from, to, rank, schedule::bcc);
   }
 };
 
-std::vector<CyclePlan> all_plans(const CycMap& from, const CycMap& to, bool contention_free) {
-  std::vector<CyclePlan> plans;
+std::vector<Plan> all_plans(const CycMap& from, const CycMap& to, bool contention_free) {
+  std::vector<Plan> plans;
   for (int r = 0; r < from.nprocs(); ++r)
     plans.push_back(contention_free ? plan_with(from, to, r, schedule::bcc_contention_free)
                                     : plan_with(from, to, r, schedule::bcc));
@@ -50,48 +51,50 @@ std::vector<CyclePlan> all_plans(const CycMap& from, const CycMap& to, bool cont
 /// into one buffer per message (pack_cycles), the pieces are delivered, every rank unpacks them
 /// (unpack_cycles); checked against the oracle. Also checks that the piece sizes both sides
 /// compute (elements_in) agree and that each round's scratch is what it says.
-std::string simulate_one_pass(const std::vector<CyclePlan>& plans, const Layout& src, const Layout& dst,
+std::string simulate_one_pass(const std::vector<Plan>& plans, const Layout& src, const Layout& dst,
                               index_t per_round) {
   const int nprocs = static_cast<int>(plans.size());
   std::vector<std::vector<index_t>> out(static_cast<std::size_t>(nprocs));
   for (int p = 0; p < nprocs; ++p) out[p].assign(dst.globals[p].size(), -1);
-  const index_t slots = plans.empty() ? 0 : plans[0].slots;
+  const index_t slots = plans.empty() ? 0 : plans[0].only().cycles.slots;
   for (index_t a = 0; a < slots; a += per_round) {
     const index_t b = std::min(slots, a + per_round);
     std::map<std::pair<int, int>, std::vector<index_t>> wire;
     for (int r = 0; r < nprocs; ++r) {
-      const CyclePlan& pl = plans[r];
-      if (pl.slots != slots) return "ranks disagree on the number of cycles";
-      std::vector<std::vector<index_t>> bufs(pl.general.sends.size());
-      std::vector<index_t*> ptr(pl.general.sends.size());
-      for (std::size_t i = 0; i < pl.general.sends.size(); ++i) {
-        bufs[i].assign(static_cast<std::size_t>(pl.elements_in(pl.send_per_cycle[i], pl.general.sends[i].size, a, b)), -7);
+      const Stage<Run>& pl = plans[r].only();
+      const Cycles& cy = pl.cycles;
+      if (cy.slots != slots) return "ranks disagree on the number of cycles";
+      std::vector<std::vector<index_t>> bufs(pl.sends.size());
+      std::vector<index_t*> ptr(pl.sends.size());
+      for (std::size_t i = 0; i < pl.sends.size(); ++i) {
+        bufs[i].assign(static_cast<std::size_t>(cy.elements_in(cy.send_per_cycle[i], pl.sends[i].size, a, b)), -7);
         ptr[i] = bufs[i].data();
       }
-      runtime::pack_cycles<index_t>(pl.send_pattern, pl.cycle, a, b, src.globals[r].data(),
+      runtime::pack_cycles<index_t>(cy.send_pattern, cy.cycle, a, b, src.globals[r].data(),
                                     static_cast<index_t>(src.globals[r].size()), ptr.data(), out[r].data());
-      for (std::size_t i = 0; i < pl.general.sends.size(); ++i) {
+      for (std::size_t i = 0; i < pl.sends.size(); ++i) {
         if (ptr[i] != bufs[i].data() + bufs[i].size())
           return "rank " + std::to_string(r) + " packs " + std::to_string(ptr[i] - bufs[i].data()) +
                  " elements for a piece of " + std::to_string(bufs[i].size());
-        wire[{r, pl.general.sends[i].peer}] = std::move(bufs[i]);
+        wire[{r, pl.sends[i].peer}] = std::move(bufs[i]);
       }
     }
     for (int q = 0; q < nprocs; ++q) {
-      const CyclePlan& pl = plans[q];
-      std::vector<const index_t*> ptr(pl.general.recvs.size());
-      std::vector<const index_t*> ends(pl.general.recvs.size());
-      for (std::size_t i = 0; i < pl.general.recvs.size(); ++i) {
-        auto it = wire.find({pl.general.recvs[i].peer, q});
+      const Stage<Run>& pl = plans[q].only();
+      const Cycles& cy = pl.cycles;
+      std::vector<const index_t*> ptr(pl.recvs.size());
+      std::vector<const index_t*> ends(pl.recvs.size());
+      for (std::size_t i = 0; i < pl.recvs.size(); ++i) {
+        auto it = wire.find({pl.recvs[i].peer, q});
         if (it == wire.end()) return "rank " + std::to_string(q) + " expects a message never sent";
-        const index_t want = pl.elements_in(pl.recv_per_cycle[i], pl.general.recvs[i].size, a, b);
+        const index_t want = cy.elements_in(cy.recv_per_cycle[i], pl.recvs[i].size, a, b);
         if (static_cast<index_t>(it->second.size()) != want) return "piece sizes disagree between sender and receiver";
         ptr[i] = it->second.data();
         ends[i] = it->second.data() + it->second.size();
       }
-      runtime::unpack_cycles<index_t>(pl.recv_pattern, pl.cycle, a, b, ptr.data(), out[q].data(),
+      runtime::unpack_cycles<index_t>(cy.recv_pattern, cy.cycle, a, b, ptr.data(), out[q].data(),
                                       static_cast<index_t>(out[q].size()));
-      for (std::size_t i = 0; i < pl.general.recvs.size(); ++i)
+      for (std::size_t i = 0; i < pl.recvs.size(); ++i)
         if (ptr[i] != ends[i]) return "rank " + std::to_string(q) + " does not unpack a whole piece";
     }
   }
@@ -103,14 +106,11 @@ std::string simulate_one_pass(const std::vector<CyclePlan>& plans, const Layout&
   return {};
 }
 
-bool same_plan(const CyclePlan& a, const CyclePlan& b) {
-  const Plan &ga = a.general, &gb = b.general;
-  return ga.rank == gb.rank && ga.nprocs == gb.nprocs && ga.runs == gb.runs && ga.sends == gb.sends &&
-         ga.recvs == gb.recvs && ga.local == gb.local && ga.schedule == gb.schedule &&
-         ga.send_scratch == gb.send_scratch && ga.recv_scratch == gb.recv_scratch && a.shape == b.shape &&
-         a.cycle == b.cycle && a.full_cycles == b.full_cycles && a.slots == b.slots &&
-         a.send_pattern == b.send_pattern && a.recv_pattern == b.recv_pattern &&
-         a.send_per_cycle == b.send_per_cycle && a.recv_per_cycle == b.recv_per_cycle && a.quantum == b.quantum;
+bool same_plan(const Plan& a, const Plan& b) {
+  const Stage<Run> &ga = a.only(), &gb = b.only();
+  return a.rank == b.rank && a.nprocs == b.nprocs && a.schedule_name == b.schedule_name && ga.runs == gb.runs &&
+         ga.sends == gb.sends && ga.recvs == gb.recvs && ga.local == gb.local && ga.schedule == gb.schedule &&
+         ga.cycles == gb.cycles;
 }
 
 /// Sizes from "small" to a few periods, ragged or not.
@@ -201,7 +201,7 @@ TEST_CASE("Static tables and plan-time tables give the same templates and plans"
   // The Cyclic<S> static types take the same path as Cyclic<dynamic>.
   const Cyclic<3>::mapping f(Cyclic<3>{}, 1000, 4);
   const Cyclic<2>::mapping g(Cyclic<2>{}, 1000, 4);
-  CHECK(same_plan(plan_with(f, g, 1, schedule::automatic).plan.bcc, B::plan(1000, 1, schedule::bcc_contention_free)));
+  CHECK(same_plan(plan_with(f, g, 1, schedule::bcc_contention_free), B::plan(1000, 1, schedule::bcc_contention_free)));
 }
 
 TEST_CASE("BCC plans are exact in the virtual-rank simulation, s, t <= 64, P <= 64", "[bcc][simulate]") {
@@ -225,7 +225,7 @@ TEST_CASE("BCC plans are exact in the virtual-rank simulation, s, t <= 64, P <= 
       REQUIRE(res.ok);
       const auto plans = all_plans(from, to, cf);
       // The one-pass order, all cycles in one round and in rounds of 1 and 3 cycles.
-      for (index_t per_round : {std::max<index_t>(plans[0].slots, 1), index_t{1}, index_t{3}}) {
+      for (index_t per_round : {std::max<index_t>(plans[0].only().cycles.slots, 1), index_t{1}, index_t{3}}) {
         const std::string why = simulate_one_pass(plans, o_src, o_dst, per_round);
         INFO("one pass, " << per_round << " cycles per round: " << why);
         REQUIRE(why.empty());
@@ -234,15 +234,15 @@ TEST_CASE("BCC plans are exact in the virtual-rank simulation, s, t <= 64, P <= 
       if (cf) {
         std::size_t degree = 0;
         for (const auto& p : plans) {
-          degree = std::max(degree, p.general.sends.size());
-          degree = std::max(degree, p.general.recvs.size());
+          degree = std::max(degree, p.only().sends.size());
+          degree = std::max(degree, p.only().recvs.size());
         }
         CHECK(res.max_steps == degree);
       }
       // Everyone agrees on the quantum and the number of cycles.
       for (const auto& p : plans) {
-        REQUIRE(p.quantum == plans[0].quantum);
-        REQUIRE(p.slots == plans[0].slots);
+        REQUIRE(p.only().cycles.quantum == plans[0].only().cycles.quantum);
+        REQUIRE(p.only().cycles.slots == plans[0].only().cycles.slots);
       }
     }
   }
@@ -253,12 +253,12 @@ TEST_CASE("BCC's send order follows the appearance order of each send template",
   // Figure 4: P2's template is P3 P3 P0 P1 P1 P2, so it sends to P3, P0, P1 in steps 1, 2, 3
   // (step 4 is its own part: no message).
   const CycMap from(Cyclic<dynamic>(3), 48, 4), to(Cyclic<dynamic>(2), 48, 4);
-  const CyclePlan p = plan_with(from, to, 2, schedule::bcc);
-  CHECK(&messages_of(p) == &p.general);
+  const Plan p = plan_with(from, to, 2, schedule::bcc);
+  CHECK(p.schedule_name == "bcc");
   std::vector<int> order;
-  for (const auto& step : p.general.schedule.steps) {
+  for (const auto& step : p.only().schedule.steps) {
     REQUIRE(step.sends.size() <= 1);
-    for (std::size_t i : step.sends) order.push_back(p.general.sends[i].peer);
+    for (std::size_t i : step.sends) order.push_back(p.only().sends[i].peer);
   }
   CHECK(order == std::vector<int>{3, 0, 1});
 }
@@ -308,42 +308,44 @@ TEST_CASE("Index computation does not grow with n", "[bcc][plan]") {
     const CycMap a1(Cyclic<dynamic>(s), 10 * c.period() + 7, 4), b1(Cyclic<dynamic>(t), 10 * c.period() + 7, 4);
     const CycMap a2(Cyclic<dynamic>(s), 100000 * c.period() + 7, 4), b2(Cyclic<dynamic>(t), 100000 * c.period() + 7, 4);
     for (int r = 0; r < 4; ++r) {
-      const CyclePlan p1 = plan_with(a1, b1, r, schedule::bcc), p2 = plan_with(a2, b2, r, schedule::bcc);
-      CHECK(p1.general.runs.size() == p2.general.runs.size());
-      CHECK(p1.send_pattern == p2.send_pattern);
-      CHECK(p1.recv_pattern == p2.recv_pattern);
-      CHECK(p1.general.schedule == p2.general.schedule);
-      CHECK(p2.full_cycles == 100000);
+      const Plan p1 = plan_with(a1, b1, r, schedule::bcc), p2 = plan_with(a2, b2, r, schedule::bcc);
+      CHECK(p1.only().runs.size() == p2.only().runs.size());
+      CHECK(p1.only().cycles.send_pattern == p2.only().cycles.send_pattern);
+      CHECK(p1.only().cycles.recv_pattern == p2.only().cycles.recv_pattern);
+      CHECK(p1.only().schedule == p2.only().schedule);
+      CHECK(p2.only().cycles.full_cycles == 100000);
       // Sections per cycle: at most (s + t)/g + 1 per side, not BC.
-      CHECK(static_cast<index_t>(p1.send_pattern.size()) <= c.sm + c.tm);
+      CHECK(static_cast<index_t>(p1.only().cycles.send_pattern.size()) <= c.sm + c.tm);
     }
   }
 }
 
-TEST_CASE("piece_limit of a CyclePlan: one pass when it fits, rounds of cycles, or the general path", "[bcc][budget]") {
+TEST_CASE("piece_limit of a BCC plan: one pass when it fits, rounds of cycles, or message by message", "[bcc][budget]") {
   const CycMap from(Cyclic<dynamic>(3), 20011, 4), to(Cyclic<dynamic>(7), 20011, 4);
   const auto plans = all_plans(from, to, false);
-  const CyclePlan& p = plans[1];
-  CHECK(piece_limit(p, p.general.send_scratch + p.general.recv_scratch) == 0);
+  const Plan& p = plans[1];
+  const Cycles& pc = p.only().cycles;
+  CHECK(piece_limit(p, p.only().elements_sent() + p.only().elements_received()) == 0);
   // A budget of 5 cycles: rounds of 5 cycles (the agreed piece is the smallest over the ranks).
   index_t agreed = std::numeric_limits<index_t>::max();
-  for (const auto& q : plans) agreed = std::min(agreed, piece_limit(q, 5 * q.scratch_per_cycle()));
-  REQUIRE(agreed >= p.quantum);
-  const index_t per_round = agreed / p.quantum;
+  for (const auto& q : plans) agreed = std::min(agreed, piece_limit(q, 5 * q.only().cycles.scratch_per_cycle()));
+  REQUIRE(agreed >= pc.quantum);
+  const index_t per_round = agreed / pc.quantum;
   CHECK(per_round == 5);
   for (const auto& q : plans) {  // every round of every rank within its budget
-    for (index_t a = 0; a < q.slots; a += per_round) {
+    const Cycles& qc = q.only().cycles;
+    for (index_t a = 0; a < qc.slots; a += per_round) {
       index_t used = 0;
-      const Plan& g = q.general;
-      for (std::size_t i = 0; i < g.sends.size(); ++i) used += q.elements_in(q.send_per_cycle[i], g.sends[i].size, a, a + per_round);
-      for (std::size_t i = 0; i < g.recvs.size(); ++i) used += q.elements_in(q.recv_per_cycle[i], g.recvs[i].size, a, a + per_round);
-      CHECK(used <= 5 * q.scratch_per_cycle());
+      const Stage<Run>& g = q.only();
+      for (std::size_t i = 0; i < g.sends.size(); ++i) used += qc.elements_in(qc.send_per_cycle[i], g.sends[i].size, a, a + per_round);
+      for (std::size_t i = 0; i < g.recvs.size(); ++i) used += qc.elements_in(qc.recv_per_cycle[i], g.recvs[i].size, a, a + per_round);
+      CHECK(used <= 5 * qc.scratch_per_cycle());
     }
   }
-  // Less than a cycle: the general path, with pieces below the quantum.
-  const index_t small = piece_limit(p, p.scratch_per_cycle() / 2);
+  // Less than a cycle: message by message, with pieces below the quantum.
+  const index_t small = piece_limit(p, pc.scratch_per_cycle() / 2);
   CHECK(small >= 1);
-  CHECK(small < p.quantum);
+  CHECK(small < pc.quantum);
   // Not one element per message of a step: the general path's error.
   CHECK_THROWS_AS(piece_limit(p, 1), redist::error);
 }
@@ -372,14 +374,57 @@ TEST_CASE("Eq. (4) and (6): BCC moves N/M elements per process, the multi-phase 
     const index_t n = 2 * std::lcm(c.s, c.t) * c.m;
     const CycMap from(Cyclic<dynamic>(c.s), n, c.m), to(Cyclic<dynamic>(c.t), n, c.m);
     for (int r = 0; r < c.m; ++r) {
-      const CyclePlan bcc = plan_with(from, to, r, schedule::bcc);
-      const Plan& g = bcc.general;
+      const Plan bcc = plan_with(from, to, r, schedule::bcc);
+      const Stage<Run>& g = bcc.only();
       CHECK(g.elements_sent() + g.local.size == n / c.m);
-      const MultiphasePlan mp = plan_with(from, to, r, schedule::multiphase);
-      REQUIRE(mp.stages() == c.phases);
-      index_t moved = mp.first.elements_sent() + mp.first.local.size;
-      if (mp.stages() == 2) moved += mp.second.elements_sent() + mp.second.local.size;
+      const Plan mp = plan_with(from, to, r, schedule::multiphase);
+      REQUIRE(static_cast<int>(mp.stages.size()) == c.phases);
+      index_t moved = 0;
+      for (const Stage<Run>& st : mp.stages) moved += st.elements_sent() + st.local.size;
       CHECK(moved == c.phases * n / c.m);
     }
   }
+}
+
+TEST_CASE("1-D AnyDist layouts get their typed equivalents' schedules, decided at plan time", "[bcc][any]") {
+  // What a C, Fortran or Python caller's 1-D layout is (Dist<AnyDist> on a rank-1 grid): the
+  // planners look through it (as_cyclic, as_gen_block) to the schedules of the distribution it
+  // holds, and every plan is exact in the virtual-rank simulation.
+  using A = Dist<AnyDist>::mapping;
+  auto layout = [](AnyDist d, index_t n, int p, int first = 0) {
+    return A(Dist<AnyDist>{std::move(d)}, {n}, DynamicGrid<1>(p).with_first(first), {0}, Storage{}, p + first);
+  };
+  auto automatic = [](const auto& f, const auto& t, int r) { return plan_with(f, t, r, schedule::automatic); };
+  for (int p : {1, 3, 4, 7})
+    for (index_t n : {index_t{0}, index_t{1000}, index_t{4099}}) {
+      INFO("P = " << p << ", n = " << n);
+      const A c8 = layout(Cyclic<>{8}, n, p), c5 = layout(Cyclic<>{5}, n, p), blk = layout(Block{}, n, p);
+      const CycMap t8(Cyclic<>{8}, n, p), t5(Cyclic<>{5}, n, p);
+      for (int r = 0; r < p; ++r) {
+        const Plan any = plan_with(c8, c5, r, schedule::automatic), typed = plan_with(t8, t5, r, schedule::automatic);
+        CHECK(any.schedule_name == typed.schedule_name);
+        REQUIRE(any.stages.size() == typed.stages.size());
+        for (std::size_t s = 0; s < any.stages.size(); ++s) CHECK(any.stages[s].sends == typed.stages[s].sends);
+        CHECK(plan_with(c8, c5, r, schedule::bcc).only().cycles == plan_with(t8, t5, r, schedule::bcc).only().cycles);
+      }
+      const auto o8 = redist::test::oracle(Cyclic<>{8}, n, p), o5 = redist::test::oracle(Cyclic<>{5}, n, p);
+      auto res = redist::test::simulate(c8, c5, o8, o5, redist::test::SimChecks{true, false}, automatic);
+      INFO(res.failure);
+      CHECK(res.ok);
+      // GEN_BLOCK: the GEN_BLOCK rule's choice.
+      std::vector<index_t> sizes(static_cast<std::size_t>(p)), other(sizes);
+      for (int q = 0; q < p; ++q) sizes[q] = other[p - 1 - q] = n / p + (q < n % p ? 1 : 0);
+      const A g1 = layout(GenBlock(sizes), n, p), g2 = layout(GenBlock(other), n, p);
+      const GenBlock::mapping tg1(GenBlock(sizes), n, p), tg2(GenBlock(other), n, p);
+      for (int r = 0; r < p; ++r) CHECK(plan_with(g1, g2, r, schedule::automatic).schedule_name == plan_with(tg1, tg2, r, schedule::automatic).schedule_name);
+      res = redist::test::simulate(g1, g2, redist::test::oracle(GenBlock(sizes), n, p), redist::test::oracle(GenBlock(other), n, p),
+                                   redist::test::SimChecks{true, false}, automatic);
+      INFO(res.failure);
+      CHECK(res.ok);
+      // Other kinds, and a Cyclic pair on a subset of the communicator: the general plan.
+      for (int r = 0; r < p; ++r) CHECK(plan_with(blk, c5, r, schedule::automatic).schedule_name == "all_at_once");
+      const A s8 = layout(Cyclic<>{8}, n, p, 1), s5 = layout(Cyclic<>{5}, n, p, 1);
+      for (int r = 0; r <= p; ++r) CHECK(plan_with(s8, s5, r, schedule::automatic).schedule_name == "all_at_once");
+      CHECK_THROWS_WITH(plan_with(blk, c5, 0, schedule::bcc), Catch::Contains("requires CYCLIC(k) layouts"));
+    }
 }

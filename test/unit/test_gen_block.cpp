@@ -339,7 +339,8 @@ TEST_CASE("automatic picks E-TPDR for large GEN_BLOCK messages and all at once f
     const auto expect = scale == 1 ? schedule::automatic_choice::all_at_once : schedule::automatic_choice::etpdr_lmr;
     REQUIRE(schedule::choose_automatic(msgs, 7, s, {}) == expect);
     for (int rank = 0; rank < 7; ++rank) {
-      const Plan p = plan_with(mf, mt, rank, schedule::automatic);
+      const Plan p_whole = plan_with(mf, mt, rank, schedule::automatic);
+      const auto& p = p_whole.only();
       CHECK(p.schedule.size() == (scale == 1 ? 1u : 3u));
     }
   }
@@ -349,7 +350,7 @@ TEST_CASE("GenBlock to other layouts keeps the general plan under automatic", "[
   const GenBlock::mapping g(GenBlock{10, 0, 30, 60}, 100, 4);
   const Block::mapping b(Block{}, 100, 4);
   for (int r = 0; r < 4; ++r) {
-    CHECK(plan_with(g, b, r, schedule::automatic).schedule == build_plan(g, b, r).schedule);
-    CHECK(plan_with(b, g, r, schedule::automatic).schedule == build_plan(b, g, r).schedule);
+    CHECK(plan_with(g, b, r, schedule::automatic).only().schedule == build_plan(g, b, r).only().schedule);
+    CHECK(plan_with(b, g, r, schedule::automatic).only().schedule == build_plan(b, g, r).only().schedule);
   }
 }

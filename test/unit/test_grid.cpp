@@ -56,7 +56,8 @@ TEST_CASE("Seed 003 Fig. 10: (BLOCK, BLOCK) on 2x4 -> 4x2, COM = COM1 AND COM2",
   const D::mapping to(D{}, {16, 16}, Grid{4, 2}, {0, 0}, Storage{}, 8);
   for (int i = 0; i < 8; ++i) {
     const int i1 = i / 4, i2 = i % 4;
-    const GridPlan p = build_grid_plan(from, to, i);
+    const GridPlan p_whole = build_grid_plan(from, to, i);
+    const auto& p = p_whole.only();
     std::set<int> targets;
     for (const Message& m : p.sends) targets.insert(m.peer);
     if (p.local.size > 0) targets.insert(i);
@@ -86,7 +87,8 @@ TEST_CASE("Seed 003 Fig. 3: (BLOCK, *) on 4x1 -> (BLOCK, BLOCK) on 2x2", "[grid]
   const S::mapping from(S{}, {16, 16}, Grid{4, 1}, {0, 0}, Storage{}, 4);
   const T::mapping to(T{}, {16, 16}, Grid{2, 2}, {0, 0}, Storage{}, 4);
   for (int i = 0; i < 4; ++i) {
-    const GridPlan p = build_grid_plan(from, to, i);
+    const GridPlan p_whole = build_grid_plan(from, to, i);
+    const auto& p = p_whole.only();
     std::map<int, index_t> got;
     for (const Message& m : p.sends) got[m.peer] = m.size;
     if (p.local.size > 0) got[i] = p.local.size;
@@ -173,7 +175,8 @@ TEST_CASE("grid_transfers is the communication table of the plans", "[grid][sche
     auto b = random_case<Cyclic<>, Collapsed>(ext, nprocs, rng);
     std::map<std::pair<int, int>, index_t> from_plans, from_table;
     for (int r = 0; r < nprocs; ++r) {
-      const GridPlan p = build_grid_plan(a.mapping, b.mapping, r);
+      const GridPlan p_whole = build_grid_plan(a.mapping, b.mapping, r);
+      const auto& p = p_whole.only();
       for (const Message& m : p.sends) from_plans[{r, m.peer}] = m.size;
       if (p.local.size > 0) from_plans[{r, r}] = p.local.size;
     }
@@ -273,7 +276,8 @@ TEST_CASE("automatic on N-D layouts: contention-free steps for large messages, a
     const auto transfers = grid_transfers(from, to);
     const bool large = n * n / 16 >= stepwise_from_elements;
     for (int r = 0; r < 4; ++r) {
-      const GridPlan p = plan_with(from, to, r, schedule::automatic);
+      const GridPlan p_whole = plan_with(from, to, r, schedule::automatic);
+      const auto& p = p_whole.only();
       if (!large) {
         CHECK(p.schedule.size() == 1);
         continue;
@@ -341,5 +345,78 @@ TEST_CASE("Layouts on grids placed by rank maps redistribute exactly in the simu
     const D da{Cyclic<>{1 + static_cast<index_t>(rng() % 4)}, test::make_dist<GenBlock>(11, 3, rng)};
     const D db{Cyclic<>{1 + static_cast<index_t>(rng() % 4)}, test::make_dist<GenBlock>(11, 2, rng)};
     check_pair(bind_case(da, sa, std::index_sequence<0, 1>{}), bind_case(db, sb, std::index_sequence<0, 1>{}));
+  }
+}
+
+namespace {
+/// The (source local, destination local) pairs of a list of runs, sorted.
+std::vector<std::pair<index_t, index_t>> element_pairs(const std::vector<Run>& runs) {
+  std::vector<std::pair<index_t, index_t>> out;
+  for (const Run& r : runs)
+    for (index_t j = 0; j < r.count; ++j)
+      for (index_t i = 0; i < r.len; ++i)
+        out.emplace_back(r.src + j * r.src_stride + i * r.src_step, r.dst + j * r.dst_stride + i * r.dst_step);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("A Cyclic to Cyclic dimension's runs from the basic-cycle templates are its LDD intersection", "[grid][bcc]") {
+  // index::cycle_table (seed 000's templates), the run provider of such a dimension, against
+  // index::intersect (seed 003's LDDs), both sides, every pair of processes, ragged n.
+  std::mt19937_64 rng(31);
+  for (int trial = 0; trial < 300; ++trial) {
+    const index_t s = 1 + static_cast<index_t>(rng() % 12), t = 1 + static_cast<index_t>(rng() % 12);
+    const int p = 1 + static_cast<int>(rng() % 7);
+    const index_t n = static_cast<index_t>(rng() % 3000);
+    const Cyclic<dynamic>::mapping from(Cyclic<dynamic>(s), n, p), to(Cyclic<dynamic>(t), n, p);
+    INFO("s = " << s << ", t = " << t << ", P = " << p << ", n = " << n);
+    for (int me = 0; me < p; ++me) {
+      std::vector<std::vector<Run>> send, recv;
+      index::cycle_table(s, t, p, n, me, index::side::sender, send);
+      index::cycle_table(s, t, p, n, me, index::side::receiver, recv);
+      for (int q = 0; q < p; ++q) {
+        std::vector<Run> a, b;
+        index::intersect(from.ldds(me), to.ldds(q), a);
+        index::intersect(from.ldds(q), to.ldds(me), b);
+        REQUIRE(element_pairs(send[static_cast<std::size_t>(q)]) == element_pairs(a));
+        REQUIRE(element_pairs(recv[static_cast<std::size_t>(q)]) == element_pairs(b));
+      }
+    }
+  }
+}
+
+TEST_CASE("Dist<Cyclic<8>, Cyclic<8>> on Grid<2, 2> -> Dist<Cyclic<5>, Cyclic<5>> on Grid<2, 2>: static tables, exact", "[grid][bcc][static]") {
+  // Each dimension of the pair is Cyclic to Cyclic on two processes: planned with the basic-cycle
+  // templates, from BasicCyclePlan's static tables when block sizes and grid extents are in the
+  // types (tables_built() does not move), computed at plan time when they are not (it moves).
+  using S = Dist<Cyclic<8>, Cyclic<8>>;
+  using T = Dist<Cyclic<5>, Cyclic<5>>;
+  using SM = S::basic_mapping<Grid<2, 2>>;
+  using TM = T::basic_mapping<Grid<2, 2>>;
+  const std::array<index_t, 2> ext{101, 77};
+  const SM from(S{}, ext, Grid<2, 2>{}, {0, 0}, Storage{}, 4);
+  const TM to(T{}, ext, Grid<2, 2>{}, {0, 0}, Storage{}, 4);
+  const test::GridSpec<2> spec{ext, {2, 2}, Order::row_major, 0, {0, 0}, Order::column_major, 0, 4, {}};
+  const test::Layout a = bind_case(S{}, spec, std::index_sequence<0, 1>{}).layout;
+  const test::Layout b = bind_case(T{}, spec, std::index_sequence<0, 1>{}).layout;
+  const std::size_t tables = tables_built();
+  const auto res = test::simulate(from, to, a, b, {}, BuildGridPlan{});
+  INFO(res.failure);
+  CHECK(res.ok);
+  CHECK(res.unwalked == 0);
+  CHECK(tables_built() == tables);
+  // The same layouts with dynamic block sizes and grid, and offsets: templates computed, still exact.
+  using D = Dist<Cyclic<>, Cyclic<>>;
+  for (const std::array<int, 2> off : {std::array<int, 2>{0, 0}, std::array<int, 2>{1, 0}, std::array<int, 2>{1, 1}}) {
+    const test::GridSpec<2> so{ext, {2, 2}, Order::row_major, 0, off, Order::column_major, 0, 4, {}};
+    const test::GridSpec<2> to_spec{ext, {2, 2}, Order::column_major, 0, {off[1], off[0]}, Order::row_major, 0, 4, {}};
+    const auto x = bind_case(D{Cyclic<>{8}, Cyclic<>{8}}, so, std::index_sequence<0, 1>{});
+    const auto y = bind_case(D{Cyclic<>{5}, Cyclic<>{5}}, to_spec, std::index_sequence<0, 1>{});
+    const std::size_t before = tables_built();
+    const auto r = test::simulate(x.mapping, y.mapping, x.layout, y.layout, {}, BuildGridPlan{});
+    INFO(r.failure);
+    CHECK(r.ok);
+    CHECK(tables_built() > before);
   }
 }

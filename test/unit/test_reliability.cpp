@@ -19,8 +19,9 @@ TEST_CASE("Packing a message piece by piece equals packing it whole", "[pack][pi
     const index_t n = static_cast<index_t>(rng() % 3000);
     const Cyclic<>::mapping from(Cyclic<>(redist::test::random_block(n, rng)), n, nprocs);
     const GenBlock::mapping to(GenBlock(redist::test::random_parts(n, nprocs, rng)), n, nprocs);
-    const Plan plan = build_plan(from, to, static_cast<int>(rng() % nprocs));
-    std::vector<index_t> src(static_cast<std::size_t>(from.local_size(plan.rank)));
+    const Plan built = build_plan(from, to, static_cast<int>(rng() % nprocs));
+    const Stage<Run>& plan = built.only();
+    std::vector<index_t> src(static_cast<std::size_t>(from.local_size(built.rank)));
     std::iota(src.begin(), src.end(), 0);
     for (std::size_t i = 0; i < plan.sends.size(); ++i) {
       const Message& m = plan.sends[i];
@@ -45,7 +46,7 @@ TEST_CASE("Packing a message piece by piece equals packing it whole", "[pack][pi
       const Message& m = plan.recvs[i];
       std::vector<index_t> in(static_cast<std::size_t>(m.size));
       std::iota(in.begin(), in.end(), 1);
-      std::vector<index_t> whole(static_cast<std::size_t>(to.local_size(plan.rank)), 0), pieces = whole;
+      std::vector<index_t> whole(static_cast<std::size_t>(to.local_size(built.rank)), 0), pieces = whole;
       runtime::unpack_message(plan, i, in.data(), whole.data());
       const index_t piece = 1 + static_cast<index_t>(rng() % 40);
       for (index_t lo = 0; lo < m.size; lo += piece)
@@ -63,9 +64,10 @@ TEST_CASE("Packing a message piece by piece equals packing it whole", "[pack][pi
 
 TEST_CASE("piece_limit water-fills the scratch budget", "[plan][budget]") {
   Plan plan;
-  for (index_t size : {10, 30, 20}) plan.recvs.push_back(Message{1, 0, 0, size, 0, false});
-  plan.sends.push_back(Message{1, 0, 0, 1000, 0, true});  // direct: needs no scratch
-  plan.schedule = schedule::make_all_at_once(1, 3);
+  Stage<Run>& st = plan.stages.emplace_back();
+  for (index_t size : {10, 30, 20}) st.recvs.push_back(Message{1, 0, 0, size, false});
+  st.sends.push_back(Message{1, 0, 0, 1000, true});  // direct: needs no scratch
+  st.schedule = schedule::make_all_at_once(1, 3);
   CHECK(piece_limit(plan, 60) == 0);    // 10 + 30 + 20 fit whole
   CHECK(piece_limit(plan, 45) == 17);   // 10 + 17 + 17 = 44 <= 45
   CHECK(piece_limit(plan, 3) == 1);
@@ -78,8 +80,8 @@ namespace {
 template <class From, class To>
 void check_sampled(const From& from, const To& to, std::mt19937_64& rng) {
   const int nprocs = from.nprocs();
-  std::vector<Plan> plans;
-  for (int r = 0; r < nprocs; ++r) plans.push_back(build_plan(from, to, r));
+  std::vector<Stage<Run>> plans;
+  for (int r = 0; r < nprocs; ++r) plans.push_back(build_plan(from, to, r).only());
   // Sizes: everything a rank holds is sent or kept, everything it will hold arrives once.
   for (int r = 0; r < nprocs; ++r) {
     REQUIRE(plans[r].elements_sent() + plans[r].local.size == from.local_size(r));
@@ -112,14 +114,14 @@ void check_sampled(const From& from, const To& to, std::mt19937_64& rng) {
   for (int t = 0; t < 300; ++t) {
     const index_t g = pick(rng);
     const int p = from.owner(g), q = to.owner(g);
-    const Plan& sp = plans[p];
+    const Stage<Run>& sp = plans[p];
     const Message* out = &sp.local;
     for (const Message& m : sp.sends)
       if (m.peer == q) out = &m;
     REQUIRE((p == q) == (out == &sp.local));
     const index_t k = locate(sp.runs_of(*out), from.local_index(g), true);
     REQUIRE(k >= 0);
-    const Plan& rp = plans[q];
+    const Stage<Run>& rp = plans[q];
     const Message* in = &rp.local;
     for (const Message& m : rp.recvs)
       if (m.peer == p) in = &m;

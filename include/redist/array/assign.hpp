@@ -30,7 +30,8 @@
 #include <redist/array/redistribute.hpp>
 #include <redist/array/threads.hpp>
 #include <redist/array/transpose.hpp>
-#include <redist/runtime/fused.hpp>
+#include <redist/runtime/exchange.hpp>
+#include <redist/runtime/node.hpp>
 #include <redist/runtime/store.hpp>
 
 namespace redist {
@@ -192,7 +193,7 @@ inline constexpr bool is_scaled<Update<E, B, T>> = true;
 /// One assignment of a started list, resolved: its plan (agreed on every rank), its spans and store.
 template <class T, class R, class Store>
 struct Resolved {
-  runtime::FusedPart<T, R, Store> part;
+  runtime::Part<T, R, Store> part;
   std::uint64_t id;
   const void* cache;  ///< the destination's plan cache (each may serve one assignment of a list)
   std::span<const std::byte> src_bytes;
@@ -224,7 +225,7 @@ auto resolve(Assignment<B, E>& x) {
     auto out = dst.local();
     r.prepare(a.comm(), src, out);
     using R = typename std::remove_cvref_t<decltype(r.plan())>::run_type;
-    return Resolved<T, R, Store>{{&r.plan(), src, out, store, array_access::segment(a), r.source_ld()},
+    return Resolved<T, R, Store>{runtime::part(r.plan(), src, out, r.workspace(), store, array_access::segment(a), r.source_ld()),
                                  r.id(),
                                  &array_access::cache(dst),
                                  std::as_bytes(src),
@@ -233,23 +234,21 @@ auto resolve(Assignment<B, E>& x) {
   });
 }
 
-/// A fused exchange of K assignments, kept in a process-wide cache by its plans' ids: its
-/// message layouts (with every peer, and without the node's) and its state (requests, scratch,
-/// per part the copies from node peers), and the parts of the current run.
+/// A started exchange of K assignments, kept in a process-wide cache by its plans' ids: its state
+/// (requests, scratch, where it is) and the parts of the current run.
 template <std::size_t K, class Parts>
 struct FusedEntry final : Pending::job {
   MPI_Comm comm = MPI_COMM_NULL;
+  std::size_t chunk = runtime::max_chunk_bytes;
   std::array<std::uint64_t, K> ids{};
-  runtime::FusedLayouts layouts;
-  bool built = false;
-  runtime::FusedState state;
+  runtime::ExchangeState state;
   Parts parts;
   std::uint64_t used = 0;  ///< last use, for eviction
 
-  bool test_job() override { return runtime::test(parts, state); }
-  void wait_job() override { runtime::wait(parts, state); }
-  std::size_t messages_sent() const noexcept override { return state.active ? state.active->sends.size() : 0; }
-  std::size_t messages_received() const noexcept override { return state.active ? state.active->recvs.size() : 0; }
+  bool test_job() override { return runtime::test(parts, state, comm, chunk); }
+  void wait_job() override { runtime::wait(parts, state, comm, chunk); }
+  std::size_t messages_sent() const noexcept override { return state.messages_sent; }
+  std::size_t messages_received() const noexcept override { return state.messages_received; }
 };
 
 /// The fused exchanges of this process: at most `capacity`, the least recently used one that is
@@ -338,31 +337,19 @@ Pending start_resolved(const boost::mpi::communicator& comm, Rs&... rs) {
     E& made = fused_cache().make<E>();
     made.comm = c;
     made.ids = ids;
-    made.state.copies.resize(K);
     e = &made;
   }
   e->parts = Parts{rs.part...};
-  // The layouts are built on a list's first run, and again when a store chosen at run time (beta
-  // = 0 or not) no longer lets a part receive in place where the layouts say it does.
-  bool stale = !e->built;
-  for (const runtime::FusedLayout* f : {&e->layouts.all, &e->layouts.off_node})
-    for (const runtime::FusedMessage& m : f->recvs)
-      if (m.direct) {
-        const runtime::FusedSegment& seg = f->recv_segments[m.first];
-        runtime::detail::visit_part(e->parts, seg.part, [&](const auto& p) { stale = stale || !p.store.assigns(); });
-      }
   const options& opts = default_options();
-  std::shared_ptr<const runtime::Node> node;
-  if (opts.shared_memory && comm.size() > 1) node = runtime::node_of(c, opts.node_size);
-  if (stale) {
-    const std::array<runtime::PartShape, K> shapes{
-        runtime::PartShape{&rs.part.plan->sends, &rs.part.plan->recvs, sizeof(typename decltype(rs.part)::value_type),
-                           rs.part.store.assigns()}...};
-    e->layouts.all = runtime::fuse(shapes, comm.rank(), comm.size());
-    e->layouts.off_node = node ? runtime::fuse(shapes, comm.rank(), comm.size(), node.get()) : e->layouts.all;
-    e->built = true;
+  e->chunk = opts.max_message_bytes;
+  // On a node whose ranks' sources are all in its window, node peers copy from shared memory (every
+  // part's plan is one stage of direct messages: update_policy).
+  const runtime::Node* on_node = nullptr;
+  if (opts.shared_memory && comm.size() > 1) {
+    const auto node = runtime::node_of(c, opts.node_size);
+    if (node->size > 1 && runtime::agree_on_node(e->parts, *node, true)) on_node = node.get();
   }
-  runtime::start(e->layouts, e->parts, e->state, comm, node.get(), opts.max_message_bytes);
+  runtime::start(e->parts, e->state, c, on_node, e->chunk);
   return Pending(e);
 }
 }  // namespace detail

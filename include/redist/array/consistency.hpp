@@ -52,30 +52,29 @@ struct Parameter {
 /// Collective over comm, one all-reduce (two more only when some rank failed): every rank
 /// passes the same list of parameter names and, when its own local checks failed, the error.
 /// Throws redist::error on every rank if any rank failed (with the message of the lowest such
-/// rank) or if some parameter differs between ranks (naming it); otherwise returns, on every
-/// rank, the smallest `min_of` of all ranks (a value agreed in the same all-reduce).
-/// Allocates nothing when no rank failed and params has at most 7 entries (a repeated
-/// section(a, ...) or first run agrees without touching the heap).
-inline std::uint64_t agree(const boost::mpi::communicator& comm, std::string_view call,
-                           std::span<const Parameter> params, const std::optional<std::string>& local_error,
-                           std::uint64_t min_of = 0) {
+/// rank) or if some parameter differs between ranks (naming it); otherwise replaces each value of
+/// `mins`, on every rank, by the smallest of all ranks (values agreed in the same all-reduce).
+/// Allocates nothing when no rank failed and params and mins have at most 14 entries between
+/// them (a repeated section(a, ...) or first run agrees without touching the heap).
+inline void agree(const boost::mpi::communicator& comm, std::string_view call, std::span<const Parameter> params,
+                  const std::optional<std::string>& local_error, std::span<std::uint64_t> mins) {
   const CallGuard guard(static_cast<MPI_Comm>(comm), call);
-  const std::size_t k = params.size();
-  constexpr std::size_t few = 16;
+  const std::size_t k = params.size(), m = mins.size(), n = 2 * k + 1 + m;
+  constexpr std::size_t few = 32;
   std::uint64_t mine_few[few], all_few[few];
   std::vector<std::uint64_t> mine_many, all_many;
-  if (2 * k + 2 > few) {
-    mine_many.resize(2 * k + 2);
-    all_many.resize(2 * k + 2);
+  if (n > few) {
+    mine_many.resize(n);
+    all_many.resize(n);
   }
-  const std::span<std::uint64_t> mine = mine_many.empty() ? std::span<std::uint64_t>(mine_few, 2 * k + 2) : std::span<std::uint64_t>(mine_many);
-  const std::span<std::uint64_t> all = all_many.empty() ? std::span<std::uint64_t>(all_few, 2 * k + 2) : std::span<std::uint64_t>(all_many);
+  const std::span<std::uint64_t> mine = mine_many.empty() ? std::span<std::uint64_t>(mine_few, n) : std::span<std::uint64_t>(mine_many);
+  const std::span<std::uint64_t> all = all_many.empty() ? std::span<std::uint64_t>(all_few, n) : std::span<std::uint64_t>(all_many);
   for (std::size_t i = 0; i < k; ++i) {
     mine[i] = params[i].value;
     mine[k + i] = ~params[i].value;  // max of ~v is ~(min of v)
   }
   mine[2 * k] = local_error ? 1 : 0;
-  mine[2 * k + 1] = ~min_of;
+  for (std::size_t j = 0; j < m; ++j) mine[2 * k + 1 + j] = ~mins[j];
   MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_MAX,
                 static_cast<MPI_Comm>(comm));
   if (all[2 * k] != 0) {
@@ -94,7 +93,15 @@ inline std::uint64_t agree(const boost::mpi::communicator& comm, std::string_vie
     if (all[i] != ~all[k + i])
       report_error(std::string(call) + " requires every rank to pass the same " + params[i].name +
                    " (it differs between ranks)");
-  return ~all[2 * k + 1];
+  for (std::size_t j = 0; j < m; ++j) mins[j] = ~all[2 * k + 1 + j];
+}
+
+/// agree with one value agreed as the smallest of all ranks', returned.
+inline std::uint64_t agree(const boost::mpi::communicator& comm, std::string_view call,
+                           std::span<const Parameter> params, const std::optional<std::string>& local_error,
+                           std::uint64_t min_of = 0) {
+  agree(comm, call, params, local_error, std::span<std::uint64_t>(&min_of, 1));
+  return min_of;
 }
 
 }  // namespace redist::detail

@@ -16,7 +16,7 @@
 #include <redist/array/transpose.hpp>
 #include <redist/plan/layout.hpp>
 #include <redist/plan/plan.hpp>
-#include <redist/runtime/exchange_node.hpp>
+#include <redist/plan/automatic.hpp>
 #include <redist/runtime/store.hpp>
 #include <redist/schedule/schedule.hpp>
 
@@ -110,15 +110,13 @@ Update<E, B, T> operator+(const Scaled<E, T>& x, const Scaled<PlainTerm<B>, T>& 
 }
 
 namespace detail {
-/// The policy of a scaled update: automatic where its plan is a BasicPlan (every message packed
-/// and unpacked by the one exchange, runtime::execute), all_at_once otherwise (Cyclic pairs, whose
-/// automatic plans forward or phase their messages).
+/// The policy of a scaled update and of a started or fused assignment: automatic where its plan
+/// is one stage of direct messages whatever the decision (which a fused list needs: one message
+/// per peer), all_at_once for the pairs whose automatic plan may forward or phase its messages
+/// (Cyclic pairs).
 template <class From, class To>
-using automatic_plan_t = decltype(planner<schedule::automatic_t>::plan(std::declval<const From&>(),
-                                                                       std::declval<const To&>(), 0, schedule::automatic));
-template <class From, class To>
-using update_policy = std::conditional_t<runtime::detail::is_basic_plan<automatic_plan_t<From, To>>::value,
-                                         schedule::automatic_t, schedule::all_at_once_t>;
+using update_policy = std::conditional_t<Decider<From, To, schedule::automatic_t>::adaptive, schedule::all_at_once_t,
+                                         schedule::automatic_t>;
 
 /// True when b (the second term of an update) is dst itself: the same array, view or section.
 template <class B, class Dst>

@@ -1,4 +1,4 @@
-/// @file Defines Redistribution (planner<Policy>'s plan bound to two layouts, with its workspace) and PlanCache, the plan cache of arrays and gemr2d.
+/// @file Defines Redistribution (a pair's plan as the decision settles it, bound to two layouts, with its workspace), Explanation (what it does, for explain) and PlanCache, the plan cache of arrays and gemr2d.
 #pragma once
 
 #include <algorithm>
@@ -18,13 +18,13 @@
 #include <utility>
 #include <vector>
 
+#include <boost/hana/tuple.hpp>
 #include <boost/mpi/communicator.hpp>
 
 #include <redist/array/access.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/threads.hpp>
-#include <redist/plan/all_at_once.hpp>
 #include <redist/plan/automatic.hpp>
 #include <redist/plan/basic_cycle.hpp>
 #include <redist/plan/circulant.hpp>
@@ -33,14 +33,10 @@
 #include <redist/plan/plan.hpp>
 #include <redist/plan/planner.hpp>
 #include <redist/plan/stepwise.hpp>
-#include <redist/runtime/choose_transport.hpp>
 #include <redist/runtime/exchange.hpp>
-#include <redist/runtime/exchange_circulant.hpp>
-#include <redist/runtime/exchange_cycles.hpp>
-#include <redist/runtime/exchange_multiphase.hpp>
-#include <redist/runtime/exchange_node.hpp>
+#include <redist/runtime/measure.hpp>
 #include <redist/runtime/node.hpp>
-#include <redist/runtime/tune.hpp>
+#include <redist/runtime/store.hpp>
 
 namespace redist {
 
@@ -61,55 +57,74 @@ bool layout_matches(const A& array_layout, const M& plan_layout) {
   }
 }
 
-/// The plan that runs: a TimedCyclicPlan's current plan, any other plan itself.
-template <class P>
-const auto& visible_plan(const P& p) noexcept {
-  if constexpr (requires { p.plan; p.timed; }) return p.plan;
-  else return p;
-}
-/// Gives a plan the piece size agreed by all ranks: through its set_piece where it has one
-/// (CyclePlan, CirculantPlan, MultiphasePlan, TimedCyclicPlan), else as a BasicPlan's piece.
-template <class P>
-void set_piece(P& p, index_t piece) noexcept {
-  if constexpr (requires { p.set_piece(piece); }) p.set_piece(piece);
-  else p.piece = piece;
-}
-}  // namespace detail
-
-namespace detail {
 /// A number no Redistribution of this process has had before (of any layouts).
 inline std::uint64_t next_plan_id() noexcept {
   static std::atomic<std::uint64_t> last{0};
   return ++last;
 }
+
+/// The leading dimension a layout was declared with on this rank (0: none), with which a plan
+/// computes its peers' source offsets.
+template <class L>
+index_t declared_ld(const L& l) noexcept {
+  if constexpr (requires { l.base.storage(); }) return l.base.storage().ld;
+  else if constexpr (requires { l.storage(); }) return l.storage().ld;
+  else return 0;
+}
 }  // namespace detail
 
+/// What `b = a` does on this rank, as decided (explain, before the first run) or as it ran.
+struct Explanation {
+  std::string schedule;       ///< the schedule of the plan: "bcc", "hybrid(2)", "all_at_once", "relative_group", ...
+  std::string transport;      ///< "messages", "datatypes", "shared_memory" or "shared_memory+messages"
+  std::size_t messages = 0;   ///< this rank's messages to other ranks (node-peer copies are not messages; a message
+                              ///< the scratch budget cuts into pieces counts once per piece)
+  std::size_t bytes = 0;      ///< their bytes
+  std::size_t steps = 0;      ///< steps of the schedule (all stages)
+  std::size_t stages = 1;     ///< stages of the plan (two through an intermediate array)
+  bool ran = false;           ///< false: the decision as planned, before the first run
+  std::string reason;         ///< why this schedule
+  std::vector<schedule::CyclicChoice> timed;  ///< the candidates timed, with their medians
+  /// A few lines for a person.
+  std::string str() const {
+    std::string s = "schedule " + schedule + " (" + reason + ")\n";
+    s += "transport " + transport + (ran ? "" : " (planned; decided on the first run)") + "\n";
+    s += "this rank: " + std::to_string(messages) + " messages, " + std::to_string(bytes) + " bytes to other ranks, in " +
+         std::to_string(steps) + (steps == 1 ? " step" : " steps") +
+         (stages > 1 ? " of " + std::to_string(stages) + " stages" : std::string()) + "\n";
+    for (const schedule::CyclicChoice& c : timed)
+      s += "  timed " + std::string(c.kind == schedule::CyclicChoice::method::bcc ? "bcc" : "hybrid(" + std::to_string(c.d) + ")") +
+           ": median " + std::to_string(c.measured * 1e3) + " ms (model " + std::to_string(c.predicted * 1e3) + " ms)\n";
+    return s;
+  }
+};
+
 /// A plan for moving data from the layout `From` to the layout `To` on one rank under the schedule
-/// policy `Policy` (planner<Policy>'s plan), with the workspace it reuses. Made by
-/// redist::make_plan(a, b[, policy]) and by `b = a` (cached in b); execute(a, b) runs it
+/// policy `Policy` (planner<Policy>'s plan, settled by Decider), with the workspace it reuses.
+/// Made by redist::make_plan(a, b[, policy]) and by `b = a` (cached in b); execute(a, b) runs it
 /// (collective).
 template <class From, class To, class Policy = schedule::automatic_t>
 class Redistribution {
   static_assert((planner<Policy>::template require<From, To>(), true));
+  using decider = Decider<From, To, Policy>;
 
  public:
   Redistribution(From from, To to, int rank, Policy policy = {}, const options& opts = default_options())
       : from_{std::move(from)}, to_{std::move(to)}, policy_{policy}, options_{opts},
-        plan_{planner<Policy>::plan(from_, to_, rank, policy_)} {}
+        plan_{decider::plan(from_, to_, rank, policy_, decision_)} {}
 
-  /// What planner<Policy> builds for these layouts: Plan, GridPlan, CyclePlan, CirculantPlan,
-  /// MultiphasePlan, or TimedCyclicPlan (automatic on a Cyclic pair).
-  using plan_type = decltype(planner<Policy>::plan(std::declval<const From&>(), std::declval<const To&>(), 0,
-                                                   std::declval<const Policy&>()));
-  /// The plan that runs (for a TimedCyclicPlan: the model's choice, after the first run the fastest).
-  const auto& plan() const noexcept { return detail::visible_plan(plan_); }
+  /// The plan (a BasicPlan: Plan for 1-D layouts, BasicPlan<section_for<N>> for N-D ones).
+  using plan_type = typename decider::plan_type;
+  /// The plan that runs (under schedule::automatic on a Cyclic pair: the model's choice, after the
+  /// plan's second run the fastest candidate; on a node, the pair's direct messages).
+  const plan_type& plan() const noexcept { return plan_; }
   const From& from() const noexcept { return from_; }
   const To& to() const noexcept { return to_; }
-  /// The scratch buffer (its capacity() and allocations()) and the bookkeeping the plan reuses.
-  const runtime::Scratch& scratch() const noexcept { return workspace_.buffer; }
-  /// The most scratch bytes one round has needed so far.
-  std::size_t scratch_high_water() const noexcept { return workspace_.high_water; }
-  /// The plan's intermediate array (schedule::multiphase with two stages), kept between calls.
+  /// The scratch buffer (its capacity() and allocations()) the plan's runs reuse.
+  const runtime::Scratch& scratch() const noexcept { return workspace_.buffer(); }
+  /// The most scratch bytes one group of messages has needed so far.
+  std::size_t scratch_high_water() const noexcept { return workspace_.high_water(); }
+  /// The plan's intermediate array (schedule::multiphase with two stages, two circulant phases), kept between calls.
   const runtime::Scratch& intermediate() const noexcept { return workspace_.intermediate; }
 
   /// src -> dst with this plan. Requires src and dst to have the layouts the plan was made for.
@@ -120,80 +135,100 @@ class Redistribution {
     run(src.comm(), std::span<const typename A::value_type>(src.local()), dst.local(), detail::array_access::segment(src));
   }
 
-  /// Runs the plan (collective). The first run checks, with options().check_consistency, that
-  /// every rank has the same layouts, element size, policy and options, and agrees on the piece
-  /// size of the scratch budget; a plan that tunes itself (TimedCyclicPlan) then does so.
+  /// Runs the plan (collective): src -> dst, by messages. The first run checks, with
+  /// options().check_consistency, that every rank has the same layouts, element size, policy and
+  /// options, and agrees on the piece size of the scratch budget; the decision (Decider) then
+  /// settles the plan, and on the second run what it times.
   template <class T>
   void run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
-    const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
-    first_run(comm, src, dst);
-    runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes);
-    choose_transport_once(comm, src, dst);
+    run_on(comm, src, dst, nullptr, false);
   }
   /// Runs the plan with src the local storage of an array (collective): with
-  /// options().shared_memory, the ranks of a node whose source storage is `source`'s window read
-  /// each other's source in place (runtime::execute_on_node); messages otherwise.
+  /// options().shared_memory, the ranks of a node whose sources are all in `source`'s window (src's
+  /// part of a node window, or nullptr on a rank whose source is not in one) read each other's
+  /// source in place; messages otherwise. Every rank calls this overload alike.
   template <class T>
   void run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
            const runtime::SharedSegment* source) {
-    const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
-    first_run(comm, src, dst);
-    if (options_.shared_memory && comm.size() > 1) {
-      const auto node = runtime::node_of(static_cast<MPI_Comm>(comm), options_.node_size);
-      on_node_ = runtime::execute_on_node(plan_, comm, *node, source, declared_ld(from_), src, dst, workspace_,
-                                          options_.max_message_bytes);
-      // One node holding every rank exchanges no messages: nothing to choose.
-      if (!(on_node_ && node->whole())) choose_transport_once(comm, src, dst);
-    } else {
-      runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes);
-      on_node_ = false;
-      choose_transport_once(comm, src, dst);
-    }
+    run_on(comm, src, dst, source, true);
   }
-  /// The collective first-run work (agreement, piece size, tuning) without running: what a
-  /// started or fused exchange does before it posts its messages. Nothing after the first call.
+  /// The collective first-run work (agreement, piece size, decision) without running: what a
+  /// started or fused exchange does before it posts its messages (by messages, or from node peers'
+  /// shared memory when the list agrees to; the plan is then direct).
   template <class T>
   void prepare(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
     const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::start(...)");
-    first_run(comm, src, dst);
+    first_run<T>(comm, src.size(), dst.size(), true);
   }
   /// A number no other Redistribution of this process has had (fused exchanges find their
   /// message layout by their plans' ids).
   std::uint64_t id() const noexcept { return id_; }
   /// The leading dimension the source layout was declared with on this rank (0: none).
-  index_t source_ld() const noexcept { return declared_ld(from_); }
+  index_t source_ld() const noexcept { return detail::declared_ld(from_); }
+  /// The workspace of the plan (a fused exchange runs it there).
+  runtime::Workspace& workspace() noexcept { return workspace_; }
   /// Runs the plan storing every element by op, a scaled update (runtime/store.hpp): b = alpha *
   /// op(a) [+ beta * b] computed inside the unpack and the local copy. Collective; by messages
-  /// (no shared memory, no datatypes). Plans of messages only (BasicPlan: detail::update_policy).
+  /// (no shared memory, no datatypes).
   template <class T, class Op>
   void run_update(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, const Op& op) {
     const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
-    first_run(comm, src, dst, Op::assigns);
-    runtime::execute(plan_, comm, src, dst, workspace_, options_.max_message_bytes, nullptr, op);
+    first_run<T>(comm, src.size(), dst.size(), Op::assigns);
+    auto parts = boost::hana::make_tuple(runtime::part(plan_, src, dst, workspace_, op));
+    const auto c = static_cast<MPI_Comm>(comm);
+    runtime::start(parts, workspace_.exchange, c, nullptr, options_.max_message_bytes, runtime::message_tag);
+    runtime::wait(parts, workspace_.exchange, c, options_.max_message_bytes, runtime::message_tag);
   }
   /// True until the first run (which agrees on the plan across ranks) has happened.
   bool before_first_run() const noexcept { return !checked_; }
   /// True when the last run copied from node peers' shared memory (run with an array's source).
   bool used_shared_memory() const noexcept { return on_node_; }
   /// True when the plan's messages go as MPI derived datatypes over the arrays (no pack or
-  /// unpack): the first run that exchanged messages timed both ways (options().tune_reps rounds)
-  /// and this was faster on the slowest rank. Plans of direct messages only (BasicPlan).
+  /// unpack): its second run timed both ways (options().tune_reps rounds) and this was faster on
+  /// the slowest rank. Plans of direct messages only.
   bool uses_datatypes() const noexcept { return workspace_.typed; }
   /// The medians (seconds) of that timing, packed and typed; zeros when nothing was timed (small
-  /// messages, tune_reps = 0, no messages yet, or a plan that forwards messages).
-  std::pair<double, double> transport_medians() const noexcept { return transport_times_; }
+  /// messages, tune_reps = 0, fewer than two runs, or a plan that forwards messages).
+  std::pair<double, double> transport_medians() const noexcept { return decision_.transport_medians; }
+  /// The candidate schedules schedule::automatic timed on the second run of a Cyclic pair's plan,
+  /// each with its median time (CyclicChoice::measured), in the order of the model's predictions;
+  /// empty when nothing was timed (other layouts or policies, tune_reps = 0, a single candidate,
+  /// a plan run once or on one node).
+  const std::vector<schedule::CyclicChoice>& timed_candidates() const noexcept { return decision_.timed; }
+  /// The decision and its reasons.
+  const Decision& decision() const noexcept { return decision_; }
 
-  /// The candidate schedules schedule::automatic timed on the first run of a Cyclic pair's plan,
-  /// each with its median time (CyclicChoice::measured), in the order of the model's
-  /// predictions; empty when nothing was timed (other layouts or policies, tune_reps = 0, a
-  /// single candidate). plan().choice is the one that runs.
-  const std::vector<schedule::CyclicChoice>& timed_candidates() const noexcept {
-    if constexpr (requires { plan_.timed; }) {
-      return plan_.timed;
-    } else {
-      static const std::vector<schedule::CyclicChoice> none;
-      return none;
+  /// What a run does on this rank (redist::explain): before the first run, the decision as
+  /// planned (`node`: the node the run is expected to copy on, or nullptr: the plan's messages
+  /// whole, but for those to node peers); after, what the last run did (the messages it posted,
+  /// in pieces when the scratch budget cut them, before any split into max_message_bytes). No
+  /// communication.
+  template <class T>
+  Explanation explain(const runtime::Node* node) const {
+    Explanation e;
+    e.schedule = plan_.schedule_name;
+    e.reason = decision_.reason;
+    e.timed = decision_.timed;
+    e.ran = checked_ && runs_ > 0;
+    const runtime::Node* on = e.ran ? (on_node_ ? node_ : nullptr) : (plan_.direct() || decider::adaptive ? node : nullptr);
+    for (const auto& st : plan_.stages) {
+      if (!e.ran)
+        for (const Message& m : st.sends)
+          if (on == nullptr || !on->holds(m.peer)) {
+            ++e.messages;
+            e.bytes += static_cast<std::size_t>(m.size) * sizeof(T);
+          }
+      e.steps += st.schedule.size();
     }
+    if (e.ran) {
+      e.messages = workspace_.exchange.messages_sent;
+      e.bytes = workspace_.exchange.bytes_sent;
+    }
+    e.stages = plan_.stages.size();
+    if (on != nullptr) e.transport = on->whole() ? "shared_memory" : "shared_memory+messages";
+    else e.transport = workspace_.typed ? "datatypes" : "messages";
+    if (on != nullptr && on->whole()) e.steps = 0;
+    return e;
   }
 
   bool matches(const From& from, const To& to, const Policy& policy, const options& opts) const {
@@ -202,32 +237,104 @@ class Redistribution {
   const options& opts() const noexcept { return options_; }
 
  private:
-  /// Collective, once per plan: the scratch budget becomes a piece size that all ranks share
-  /// (the smallest of their limits), and with check_consistency all ranks verify that they
-  /// have the same layouts, element size, policy and options — in the same all-reduce. The
-  /// workspace the plan's runs need on this rank (workspace_need) is allocated before it, so
-  /// that a rank without the memory makes every rank throw. Returns the budget in elements.
   template <class T>
-  index_t agree_on_first_run(const boost::mpi::communicator& comm, std::size_t src_elems, std::size_t dst_elems,
-                             bool in_place_receives) {
+  void run_on(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
+              const runtime::SharedSegment* source, bool from_array) {
+    const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
+    auto parts = boost::hana::make_tuple(runtime::part(plan_, src, dst, workspace_, runtime::assign_op{}, source, source_ld()));
+    const runtime::Node* node = prepare_run(comm, src, dst, parts, from_array);
+    const auto c = static_cast<MPI_Comm>(comm);
+    runtime::start(parts, workspace_.exchange, c, node, options_.max_message_bytes, runtime::message_tag);
+    runtime::wait(parts, workspace_.exchange, c, options_.max_message_bytes, runtime::message_tag);
+  }
+
+  /// The collective work before a run: the first run's agreement, this run's node agreement (when
+  /// the source is an array's, which may be in a node window), and the decision. Returns the node
+  /// whose peers copy, or nullptr.
+  template <class T, class Parts>
+  const runtime::Node* prepare_run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
+                                   Parts& parts, bool from_array) {
+    const bool first = !checked_;
+    first_run<T>(comm, src.size(), dst.size(), true);
+    RunFacts facts;
+    node_ = nullptr;
+    on_node_ = false;
+    if (from_array && options_.shared_memory && comm.size() > 1) {
+      const auto node = runtime::node_of(static_cast<MPI_Comm>(comm), options_.node_size);
+      if (node->size > 1) {
+        node_keep_ = node;
+        const bool capable = plan_.direct() || (first && decider::adaptive);
+        on_node_ = runtime::agree_on_node(parts, *node, capable);
+        if (on_node_) node_ = node.get();
+      }
+    }
+    facts.node_whole = on_node_ && node_->whole();
+    facts.node_path = on_node_;
+    // The node agreement is per node; the decision's use of it (runs 0 and 1 of an adaptive plan)
+    // must be the same on every rank: some node copies from shared memory.
+    if constexpr (decider::adaptive)
+      if (runs_ < 2 && options_.shared_memory && comm.size() > 1 && !facts.node_whole) {
+        int mine = on_node_ ? 1 : 0, some = 0;
+        runtime::detail::check(MPI_Allreduce(&mine, &some, 1, MPI_INT, MPI_MAX, static_cast<MPI_Comm>(comm)), "MPI_Allreduce");
+        facts.node_path = some != 0;
+      }
+    decide(comm, src, dst, facts);
+    ++runs_;
+    return node_;
+  }
+
+  /// The decision of this run (Decider::on_run), with the runtime's timings; a new plan gets its
+  /// own piece and workspace agreed (collective, every rank alike).
+  template <class T>
+  void decide(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, RunFacts facts) {
+    facts.run = runs_;
+    facts.fits_budget = fits_;
+    facts.exchanges = comm.size() > 1 && !facts.node_whole;
+    facts.tune_reps = options_.tune_reps;
+    const bool changed = decider::on_run(
+        from_, to_, facts, plan_, decision_,
+        [&](std::span<plan_type> plans) {
+          return runtime::time_candidates(plans, comm, src, dst, budget_, options_.tune_reps, options_.max_message_bytes);
+        },
+        [&] { return runtime::time_transports(plan_, comm, src, dst, workspace_, options_.tune_reps, options_.max_message_bytes); });
+    workspace_.typed = decision_.datatypes;
+    if (changed) {
+      // A new plan: its own piece and workspace, agreed; nothing of the old one's kept.
+      const bool timed_typed = workspace_.typed;
+      workspace_ = runtime::Workspace{};
+      workspace_.typed = timed_typed;
+      checked_ = false;
+      first_run<T>(comm, src.size(), dst.size(), true);
+    }
+  }
+
+  /// Collective, once per plan: the scratch budget becomes a piece size that all ranks share
+  /// (the smallest of their limits), every rank learns whether every rank's budget holds the
+  /// stages that cannot be cut, and with check_consistency all ranks verify that they have the same
+  /// layouts, element size, policy and options — in the same all-reduce. The workspace the plan's
+  /// runs need on this rank (workspace_need) is allocated before it, so that a rank without the
+  /// memory makes every rank throw.
+  template <class T>
+  void first_run(const boost::mpi::communicator& comm, std::size_t src_elems, std::size_t dst_elems,
+                 bool in_place_receives) {
+    if (checked_) return;
     const std::size_t budget_bytes =
         options_.max_scratch_bytes != 0 ? options_.max_scratch_bytes : std::max(src_elems, dst_elems) * sizeof(T);
-    const auto budget = static_cast<index_t>(budget_bytes / sizeof(T));
+    budget_ = static_cast<index_t>(budget_bytes / sizeof(T));
     std::optional<std::string> failure;
     index_t piece = 0;
+    bool fits = true;
     try {
-      piece = piece_limit(plan_, budget);
-      WorkspaceNeed need;
-      if constexpr (requires { workspace_need(plan_, budget, in_place_receives); })
-        need = workspace_need(plan_, budget, in_place_receives);
-      else if constexpr (requires { workspace_need(plan_, budget); })
-        need = workspace_need(plan_, budget);
-      failure = reserve_workspace<T>(need, comm.rank());
+      piece = piece_limit(plan_, budget_);
+      fits = fits_budget(plan_, budget_);
+      // A plan the decision replaces when it does not fit (decider::adaptive) reserves nothing.
+      if (fits || !decider::adaptive)
+        failure = reserve_workspace<T>(workspace_need(plan_, budget_, in_place_receives), comm.rank());
     } catch (const error& e) {
       failure = e.what();
     }
-    const auto mine = static_cast<std::uint64_t>(piece == 0 ? index_t{-1} >> 1 : piece);  // 0: no limit
-    std::uint64_t shared = 0;
+    constexpr auto no_limit = static_cast<std::uint64_t>(index_t{-1} >> 1);
+    std::uint64_t mins[2] = {piece == 0 ? no_limit : static_cast<std::uint64_t>(piece), fits ? 1u : 0u};
     if (options_.check_consistency) {
       std::uint64_t opts_hash = detail::hash_seed;
       for (std::uint64_t x : {std::uint64_t{options_.max_scratch_bytes}, std::uint64_t{options_.max_message_bytes},
@@ -241,42 +348,27 @@ class Redistribution {
           {"destination layout", detail::layout_fingerprint(to_)},
           {"schedule policy and its parameters", detail::policy_fingerprint(policy_)},
           {"options", opts_hash}};
-      shared = detail::agree(comm, "redist::redistribute(src, dst)", params, failure, mine);
+      detail::agree(comm, "redist::redistribute(src, dst)", params, failure, mins);
     } else {
-      shared = detail::agree(comm, "redist::redistribute(src, dst)", {}, failure, mine);
+      detail::agree(comm, "redist::redistribute(src, dst)", {}, failure, mins);
     }
-    detail::set_piece(plan_, shared == static_cast<std::uint64_t>(index_t{-1} >> 1) ? 0 : static_cast<index_t>(shared));
+    plan_.piece = mins[0] == no_limit ? 0 : static_cast<index_t>(mins[0]);
+    fits_ = mins[1] != 0;
     checked_ = true;
-    return static_cast<index_t>(budget_bytes / sizeof(T));
   }
 
-  /// The leading dimension the source layout was declared with on this rank (0: none), with
-  /// which the plan computes its peers' source offsets.
-  template <class L>
-  static index_t declared_ld(const L& l) noexcept {
-    if constexpr (requires { l.base.storage(); }) return l.base.storage().ld;
-    else if constexpr (requires { l.storage(); }) return l.storage().ld;
-    else return 0;
-  }
-  template <class T>
-  void choose_transport_once(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
-    if (transport_chosen_) return;
-    transport_chosen_ = true;
-    if constexpr (requires { runtime::choose_transport(plan_, comm, src, dst, workspace_, 0, std::size_t{}); })
-      transport_times_ =
-          runtime::choose_transport(plan_, comm, src, dst, workspace_, options_.tune_reps, options_.max_message_bytes);
-  }
   /// Allocates the workspace `need` (elements of T), or says why this rank cannot.
   template <class T>
   std::optional<std::string> reserve_workspace(const WorkspaceNeed& need, int rank) {
-    const index_t elements = need.buffer + need.intermediate;
+    const index_t elements = need.total();
     const std::string what = std::to_string(elements) + " elements of " + std::to_string(sizeof(T)) +
                              (sizeof(T) == 1 ? " byte" : " bytes");
     if (static_cast<std::uint64_t>(elements) > static_cast<std::uint64_t>(std::numeric_limits<std::ptrdiff_t>::max()) / sizeof(T))
       return "redist::redistribute(src, dst) requires this rank's workspace to fit in memory (" + what + " on rank " +
              std::to_string(rank) + ": the bytes overflow)";
     try {
-      workspace_.buffer.reserve(static_cast<std::size_t>(need.buffer) * sizeof(T));
+      workspace_.exchange.buffer.reserve(static_cast<std::size_t>(need.buffer) * sizeof(T));
+      workspace_.relay.reserve(static_cast<std::size_t>(need.relay) * sizeof(T));
       workspace_.intermediate.reserve(static_cast<std::size_t>(need.intermediate) * sizeof(T));
     } catch (const std::bad_alloc&) {
       return "redist::redistribute(src, dst) could not allocate this rank's workspace (" + what + ", " +
@@ -284,22 +376,19 @@ class Redistribution {
     }
     return std::nullopt;
   }
-  template <class T>
-  void first_run(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
-                 bool in_place_receives = true) {
-    if (checked_) return;
-    const index_t budget = agree_on_first_run<T>(comm, src.size(), dst.size(), in_place_receives);
-    if constexpr (requires { runtime::tune(plan_, comm, src, dst, workspace_, budget, 0, std::size_t{}); })
-      runtime::tune(plan_, comm, src, dst, workspace_, budget, options_.tune_reps, options_.max_message_bytes);
-  }
+
   From from_;
   To to_;
   Policy policy_;
   options options_;
+  Decision decision_;
   bool checked_ = false;
+  bool fits_ = true;
   bool on_node_ = false;
-  bool transport_chosen_ = false;
-  std::pair<double, double> transport_times_{};
+  int runs_ = 0;
+  index_t budget_ = 0;
+  const runtime::Node* node_ = nullptr;
+  std::shared_ptr<const runtime::Node> node_keep_;
   plan_type plan_;
   runtime::Workspace workspace_;
   std::uint64_t id_ = detail::next_plan_id();

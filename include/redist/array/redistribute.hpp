@@ -17,7 +17,6 @@
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/transpose.hpp>
 #include <redist/dist/dist.hpp>
-#include <redist/dist/static_nprocs.hpp>
 #include <redist/plan/layout.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/plan/planner.hpp>
@@ -47,25 +46,14 @@ std::span<const typename A::value_type> const_local(const A& a) noexcept {
   return a.local();
 }
 
-/// The layouts a plan of Src -> Dst is built on. A 1-D array is the rank-1 case of Dist; when
-/// both arrays are declared 1-D (every process, from rank 0, tight storage: Dist::mapping's
-/// is_linear), the plan is built on their 1-D mappings, where the 1-D schedules (basic-cycle
-/// tables, circulant, GEN_BLOCK) apply; otherwise on the N-D layouts.
+/// The layouts a plan of Src -> Dst is built on: the arrays' own (a 1-D array's is the rank-1
+/// grid layout it is). The planners look through a rank-1 layout to its 1-D distribution where a
+/// 1-D schedule applies (as_cyclic, as_gen_block: basic-cycle tables, circulant, GEN_BLOCK).
 template <class Src, class Dst>
 struct plan_layouts {
-  static constexpr bool linear = Src::one_dimensional && Dst::one_dimensional;
-  /// A's layout to plan on; a 1-D array whose layout has a static grid extent P gives its 1-D
-  /// mapping as a StaticNprocs<..., P> (a copy), so that P reaches the plan in the type.
   template <class A>
-  static decltype(auto) of(const A& a) {
-    if constexpr (!linear) {
-      return (a.mapping());
-    } else if constexpr (constexpr std::size_t P = A::mapping_type::grid_type::static_extent(0); P != dynamic) {
-      using M = std::remove_cvref_t<decltype(a.mapping().linear())>;
-      return StaticNprocs<M, P>(a.mapping().linear());
-    } else {
-      return (a.mapping().linear());
-    }
+  static const auto& of(const A& a) {
+    return a.mapping();
   }
   using from_type = std::remove_cvref_t<decltype(of(std::declval<const Src&>()))>;
   using to_type = std::remove_cvref_t<decltype(of(std::declval<const Dst&>()))>;
@@ -169,6 +157,25 @@ void redistribute(const Src& src, Dst& dst, S policy = {}, const options& opts =
     detail::check_no_overlap(src.comm(), detail::const_local(src), dst.local(), detail::sections_of_one_array(src, dst),
                              "redistribute(src, dst)");
   r.run(src.comm(), detail::const_local(src), dst.local(), detail::array_access::segment(src));
+}
+
+/// What `b = a` (or redistribute(a, b, policy, opts)) does on this rank: the schedule and the
+/// transport of its plan, this rank's messages and bytes to other ranks (node-peer copies from
+/// shared memory are not messages), the schedule's steps, and str(), a few lines for a person.
+/// Before the first run it reports the decision as planned (the plan is built and cached in b, as
+/// b = a would, without communication); after, what the last run did. Communicates nothing.
+template <DistributedArray Src, DistributedArray Dst, class S = schedule::automatic_t>
+Explanation explain(const Src& src, Dst& dst, S policy = {}, const options& opts = default_options()) {
+  static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
+                "redist::explain(src, dst) requires src and dst to have the same element type");
+  static_assert(SchedulePolicy<S>, "redist::explain(src, dst, policy) requires policy to be a redist::schedule policy");
+  detail::check_compatible(src, dst, "explain");
+  using L = detail::plan_layouts<Src, Dst>;
+  const auto& r = detail::array_access::cache(dst).get(L::of(src), L::of(dst), policy, opts, src.comm());
+  const runtime::SharedSegment* seg = detail::array_access::segment(src);
+  const runtime::Node* node =
+      opts.shared_memory && seg != nullptr && seg->node().size > 1 ? &seg->node() : nullptr;
+  return r.template explain<typename Src::value_type>(node);
 }
 
 /// dst = transpose(a) for 2-D arrays: dst(i, j) = a(j, i), fused with the redistribution (no

@@ -16,10 +16,9 @@ namespace redist {
 /// One of BLOCK, CYCLIC(k), GEN_BLOCK(sizes) and collapsed, chosen at run time: what a layout read
 /// from input, from another language (redist/c.h) or from a file holds per dimension. Its mapping
 /// forwards each question to the chosen distribution's mapping, so that every element belongs to
-/// the same process as with the static type. It is a user-defined distribution to the planner
-/// (doc/extending.md): plans come from the general plan (LDD intersection) and the stepwise
-/// schedules; the schedules that need a static type (basic-cycle, circulant, GEN_BLOCK) do not
-/// see it. `Dist<AnyDist, AnyDist>` is a 2-D layout of any two.
+/// the same process as with the static type. The planner looks through it (mapping::get_if): a
+/// 1-D layout of CYCLIC(k) or GEN_BLOCK chosen at run time gets its typed equivalent's schedules
+/// (basic-cycle, circulant, TPDR), decided at plan time. `Dist<AnyDist, AnyDist>` is a 2-D layout of any two.
 class AnyDist {
  public:
   using distribution_concept = distribution_tag;
@@ -63,6 +62,12 @@ class AnyDist {
     }
     LddSet ldds(int p) const {
       return std::visit([p](const auto& m) -> LddSet { return m.ldds(p); }, m_);
+    }
+    /// The mapping of the chosen distribution when it is an M (Cyclic<>::mapping, ...), else
+    /// nullptr: the planner looks through an AnyDist to give it its typed equivalent's schedules.
+    template <class M>
+    const M* get_if() const noexcept {
+      return std::get_if<M>(&m_);
     }
     friend bool operator==(const mapping&, const mapping&) = default;
 

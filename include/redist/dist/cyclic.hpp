@@ -40,33 +40,36 @@ class Cyclic {
   friend constexpr bool operator==(const Cyclic&, const Cyclic&) = default;
 
   /// CYCLIC(k) bound to n elements on P processes. With s = k*P, process p owns the LDD
-  /// (p*k, k, s, full blocks) and, when n is ragged, one shorter tail block.
+  /// (p*k, k, s, full blocks) and, when n is ragged, one shorter tail block. A static block size
+  /// stays static in the mapping (maybe_static, no storage): its index arithmetic divides by a
+  /// constant, and the planners read it from the type (static basic-cycle tables).
   class mapping {
    public:
     /// The distribution this maps (so that code can recognize a CYCLIC mapping and its static X).
     using distribution_type = Cyclic;
 
-    constexpr mapping(const Cyclic& d, index_t n, int nprocs)
-        : n_{n}, p_{nprocs}, k_{d.block_size()} {
+    constexpr mapping(const Cyclic& d, index_t n, int nprocs) : n_{n}, p_{nprocs}, k_{d.x_} {
       REDIST_EXPECTS(n >= 0, "redist::Cyclic::mapping(n, P) requires n to be >= 0");
       REDIST_EXPECTS(nprocs > 0, "redist::Cyclic::mapping(n, P) requires P to be > 0");
-      s_ = detail::checked_mul(k_, nprocs, "Cyclic<k> on P processes: k*P");
+      s_ = detail::checked_mul(block_size(), nprocs, "Cyclic<k> on P processes: k*P");
     }
     constexpr index_t size() const noexcept { return n_; }
     constexpr int nprocs() const noexcept { return p_; }
-    constexpr index_t block_size() const noexcept { return k_; }
-    constexpr int owner(index_t g) const noexcept { return static_cast<int>((g / k_) % p_); }
-    constexpr index_t local_index(index_t g) const noexcept { return (g / s_) * k_ + g % k_; }
+    constexpr index_t block_size() const noexcept { return k_.value(); }
+    constexpr int owner(index_t g) const noexcept { return static_cast<int>((g / block_size()) % p_); }
+    constexpr index_t local_index(index_t g) const noexcept { return (g / s_) * block_size() + g % block_size(); }
     constexpr index_t global_index(int p, index_t l) const noexcept {
-      return (l / k_) * s_ + p * k_ + l % k_;
+      const index_t k = block_size();
+      return (l / k) * s_ + p * k + l % k;
     }
     constexpr index_t local_size(int p) const noexcept {
+      const index_t k = block_size();
       const index_t cycles = n_ / s_;
-      return cycles * k_ + std::clamp<index_t>(n_ - cycles * s_ - p * k_, 0, k_);
+      return cycles * k + std::clamp<index_t>(n_ - cycles * s_ - p * k, 0, k);
     }
     constexpr LddSet ldds(int p) const {
       LddSet set;
-      set.push_blocks(p * k_, k_, s_, n_, 0);
+      set.push_blocks(p * block_size(), block_size(), s_, n_, 0);
       return set;
     }
     friend constexpr bool operator==(const mapping&, const mapping&) = default;
@@ -74,7 +77,7 @@ class Cyclic {
    private:
     index_t n_;
     int p_;
-    index_t k_;
+    [[no_unique_address]] detail::maybe_static<X> k_;
     index_t s_ = 1;
   };
 
@@ -83,6 +86,14 @@ class Cyclic {
 };
 
 Cyclic(std::integral auto) -> Cyclic<dynamic>;
+
+namespace detail {
+/// True for Cyclic<X>, static or dynamic X.
+template <class D>
+inline constexpr bool is_cyclic_distribution = false;
+template <std::size_t X>
+inline constexpr bool is_cyclic_distribution<Cyclic<X>> = true;
+}  // namespace detail
 
 static_assert(std::is_empty_v<Cyclic<4>>);
 

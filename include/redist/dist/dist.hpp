@@ -160,6 +160,16 @@ class Dist<D...>::basic_mapping {
     const int v = static_cast<int>(detail::floor_mod(c - offsets_[d], grid_.extent(d)));
     return visit_impl(d, v, f, std::index_sequence_for<D...>{});
   }
+  /// f(mapping, extent) with dimension d's 1-D mapping as its type states it (D_d::mapping, bound to
+  /// the grid's extent along d) and that extent as std::integral_constant<std::size_t,
+  /// grid_type::static_extent(d)> (`dynamic` when the grid's type does not hold it): the typed visit
+  /// with which the planners specialize a dimension (basic-cycle tables for Cyclic<S> -> Cyclic<T>).
+  template <class F>
+  constexpr void visit_dimension(std::size_t d, F&& f) const {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((I == d ? (f(std::get<I>(maps_), std::integral_constant<std::size_t, G::static_extent(I)>{}), 0) : 0), ...);
+    }(std::index_sequence_for<D...>{});
+  }
   /// The LDDs of a dimension: an LddSet when every D's mapping gives one (the built-in
   /// distributions), an LddList otherwise.
   using ldds_type = std::conditional_t<(std::same_as<decltype(std::declval<const typename D::mapping&>().ldds(0)), LddSet> && ...),

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <limits>
 #include <numeric>
@@ -10,6 +12,8 @@
 #include <vector>
 
 #include <redist/detail/math.hpp>
+#include <redist/fwd.hpp>
+#include <redist/index/run.hpp>
 
 namespace redist::index {
 
@@ -243,3 +247,180 @@ constexpr std::size_t count_receive_sections(const BasicCycle& c, int rank) {
 }
 
 }  // namespace redist::index
+
+namespace redist {
+
+namespace detail {
+inline std::atomic<std::size_t>& tables_built_counter() noexcept {
+  static std::atomic<std::size_t> count{0};
+  return count;
+}
+}  // namespace detail
+
+/// How many times this process has computed basic-cycle templates at run time: a BCC plan built
+/// without static tables, or the GDM model's look at rank 0's template (schedule::automatic on a
+/// Cyclic pair). A 1-D Cyclic<S> -> Cyclic<T> pair whose process count is static
+/// (DistArray<T, Cyclic<S>, Grid<P>>) takes its templates from BasicCyclePlan<S, T, P>'s static
+/// tables and does not move it (while BC · P <= max_static_table); nor does a dimension of an N-D
+/// layout of Cyclic<S> -> Cyclic<T> whose grid extent is static (index::cycle_table).
+inline std::size_t tables_built() noexcept { return detail::tables_built_counter().load(); }
+
+/// Largest BC · P for which BasicCyclePlan<S, T, P> keeps its send and receive templates as
+/// static constexpr tables (16384 entries: 64 KiB per table of int, well under a second of
+/// compile time). Above it, the tables are built at plan time by the same functions.
+inline constexpr index_t max_static_table = index_t{1} << 14;
+
+namespace detail {
+template <std::size_t S, std::size_t T, std::size_t P>
+inline constexpr bool tabulate_basic_cycle =
+    P != dynamic && index::basic_cycle(static_cast<index_t>(S), static_cast<index_t>(T)) <=
+                        max_static_table / static_cast<index_t>(P);
+
+template <std::size_t S, std::size_t T, std::size_t P>
+inline constexpr index::BasicCycle static_shape{static_cast<index_t>(S), static_cast<index_t>(T), static_cast<int>(P)};
+
+/// Which template a table holds.
+enum class template_side { send, receive };
+
+/// Every rank's send or receive template, filled by index::send_template / receive_template.
+template <std::size_t S, std::size_t T, std::size_t P, template_side Side>
+constexpr auto make_templates() {
+  constexpr const index::BasicCycle& c = static_shape<S, T, P>;
+  std::array<std::array<int, static_cast<std::size_t>(c.bc)>, P> a{};
+  for (std::size_t r = 0; r < P; ++r) {
+    if constexpr (Side == template_side::send) index::send_template(c, static_cast<int>(r), a[r]);
+    else index::receive_template(c, static_cast<int>(r), a[r]);
+  }
+  return a;
+}
+
+/// Where each rank's sections start in the flat section table.
+template <std::size_t S, std::size_t T, std::size_t P, template_side Side>
+constexpr auto make_section_begin() {
+  constexpr const index::BasicCycle& c = static_shape<S, T, P>;
+  std::array<std::size_t, P + 1> b{};
+  for (std::size_t r = 0; r < P; ++r)
+    b[r + 1] = b[r] + (Side == template_side::send ? index::count_send_sections(c, static_cast<int>(r))
+                            : index::count_receive_sections(c, static_cast<int>(r)));
+  return b;
+}
+
+/// Every rank's sections, one after the other.
+template <std::size_t S, std::size_t T, std::size_t P, template_side Side, std::size_t N>
+constexpr auto make_section_table() {
+  constexpr const index::BasicCycle& c = static_shape<S, T, P>;
+  std::array<index::Section, N> a{};
+  std::size_t i = 0;
+  for (std::size_t r = 0; r < P; ++r) {
+    auto put = [&](const index::Section& x) { a[i++] = x; };
+    if constexpr (Side == template_side::send) index::send_sections(c, static_cast<int>(r), put);
+    else index::receive_sections(c, static_cast<int>(r), put);
+  }
+  return a;
+}
+
+template <std::size_t S, std::size_t T, std::size_t P, bool Tabulated = tabulate_basic_cycle<S, T, P>>
+struct basic_cycle_tables {};
+
+template <std::size_t S, std::size_t T, std::size_t P>
+struct basic_cycle_tables<S, T, P, true> {
+  /// send_templates[i][k]: the destination of meta-element k of rank i's first basic cycle (Figure 4).
+  static constexpr auto send_templates = make_templates<S, T, P, template_side::send>();
+  /// receive_templates[j][k]: the source of meta-element k of rank j's first basic cycle (Figure 6).
+  static constexpr auto receive_templates = make_templates<S, T, P, template_side::receive>();
+  /// The same templates as sections: rank r's are [section_begin[r], section_begin[r + 1]).
+  static constexpr auto send_section_begin = make_section_begin<S, T, P, template_side::send>();
+  static constexpr auto receive_section_begin = make_section_begin<S, T, P, template_side::receive>();
+  static constexpr auto send_section_table = make_section_table<S, T, P, template_side::send, send_section_begin[P]>();
+  static constexpr auto receive_section_table = make_section_table<S, T, P, template_side::receive, receive_section_begin[P]>();
+};
+}  // namespace detail
+
+namespace index {
+
+/// Sections of a template clipped to an array of n elements: the meta-elements at global
+/// meta-index meta_size(c, n) and beyond are left out, so static tables (made for any n) and
+/// templates computed for this n give the same sections.
+template <class Sections>
+std::vector<Section> clip_sections(const BasicCycle& c, index_t n, const Sections& secs) {
+  const index_t limit = meta_size(c, n);
+  std::vector<Section> out;
+  for (Section s : secs) {
+    if (s.global >= limit) continue;
+    s.len = std::min(s.len, limit - s.global);
+    out.push_back(s);
+  }
+  return out;
+}
+
+/// Which side of a pair a rank's template is: the sender's (send template: runs read its source)
+/// or the receiver's (receive template: runs write its destination).
+enum class side { sender, receiver };
+
+/// The runs of this rank's clipped template sections `secs` (clip_sections), appended to
+/// runs[peer] per peer: every section as one run of stride lcm(s, t) over the full basic cycles of
+/// an n-element array, then the clipped pieces of the ragged last period. Sender and receiver list
+/// the pieces of a pair in the same (global) order. pc[peer] += the section's elements in one full
+/// cycle (in all, when there is none). These are the runs of the LDD intersection of the pair's
+/// CYCLIC(s) and CYCLIC(t) LDDs, from the templates (seed 000) instead of a scan (seed 003).
+inline void section_runs(const BasicCycle& c, index_t n, std::span<const Section> secs, side who,
+                         std::vector<std::vector<Run>>& runs, std::vector<index_t>* pc = nullptr) {
+  const index_t g = c.g, cyc = c.cycle(), period = c.period();
+  const index_t full = n / period, tail_base = full * period;
+  auto tail_len = [&](const Section& s) { return std::clamp<index_t>(n - (tail_base + s.global * g), 0, s.len * g); };
+  auto run = [&](index_t mine, index_t theirs, index_t len, index_t stride, index_t count) {
+    return who == side::sender ? Run{mine, theirs, len, stride, stride, count} : Run{theirs, mine, len, stride, stride, count};
+  };
+  for (const Section& s : secs) {
+    const auto p = static_cast<std::size_t>(s.peer);
+    if (full > 0) append_run(runs[p], run(s.offset * g, s.peer_offset * g, s.len * g, cyc, full));
+    if (pc != nullptr) (*pc)[p] += full > 0 ? s.len * g : tail_len(s);
+  }
+  for (const Section& s : secs) {
+    const index_t len = tail_len(s);
+    if (len > 0)
+      append_run(runs[static_cast<std::size_t>(s.peer)], run(full * cyc + s.offset * g, full * cyc + s.peer_offset * g, len, len, 1));
+  }
+}
+
+/// Rank `me`'s send (sender) or receive (receiver) template sections of CYCLIC(s) -> CYCLIC(t) on
+/// the M processes of c, clipped to n elements: from the static tables of (S, T, P) when all three
+/// are given and small enough (redist::detail::basic_cycle_tables), else computed now (which
+/// tables_built counts).
+template <std::size_t S = dynamic, std::size_t T = dynamic, std::size_t P = dynamic>
+std::vector<Section> template_sections(const BasicCycle& c, index_t n, int me, side who) {
+  if constexpr (S != dynamic && T != dynamic && P != dynamic) {
+    if constexpr (redist::detail::tabulate_basic_cycle<S, T, P>) {
+      using tables = redist::detail::basic_cycle_tables<S, T, P>;
+      const auto u = static_cast<std::size_t>(me);
+      if (who == side::sender)
+        return clip_sections(c, n, std::span<const Section>(tables::send_section_table.data() + tables::send_section_begin[u],
+                                                            tables::send_section_begin[u + 1] - tables::send_section_begin[u]));
+      return clip_sections(c, n, std::span<const Section>(tables::receive_section_table.data() + tables::receive_section_begin[u],
+                                                          tables::receive_section_begin[u + 1] - tables::receive_section_begin[u]));
+    }
+  }
+  ++redist::detail::tables_built_counter();
+  std::vector<Section> secs;
+  auto put = [&](const Section& x) { secs.push_back(x); };
+  if (who == side::sender) send_sections(c, me, put, meta_size(c, n));
+  else receive_sections(c, me, put, meta_size(c, n));
+  return secs;
+}
+
+/// The per-dimension run provider of a CYCLIC(s) -> CYCLIC(t) dimension on M processes (the
+/// same M on both sides), n elements: runs[v] = the runs between process `me` of this side and
+/// process v of the other, from the basic-cycle templates (static tables when S, T and P are
+/// given). The plan builder asks it for a dimension of an N-D layout whose pair is Cyclic to Cyclic
+/// (plan/plan.hpp); it gives the same runs as the LDD intersection of the dimension.
+template <std::size_t S = dynamic, std::size_t T = dynamic, std::size_t P = dynamic>
+void cycle_table(index_t s, index_t t, int nprocs, index_t n, int me, side who, std::vector<std::vector<Run>>& runs) {
+  const BasicCycle c(s, t, nprocs);
+  runs.assign(static_cast<std::size_t>(nprocs), {});
+  const std::vector<Section> secs = template_sections<S, T, P>(c, n, me, who);
+  section_runs(c, n, secs, who, runs);
+}
+
+}  // namespace index
+
+}  // namespace redist

@@ -1,6 +1,12 @@
-/// @file Defines the planner of schedule::automatic, an ordered compile-time list of candidate policies, and of schedule::modeled; and TimedCyclicPlan, a Cyclic pair's plan that its first run tunes.
+/// @file Defines the one decision of a redistribution: schedule::automatic as an ordered compile-time list of rules, schedule::modeled, and Decider, which settles on a pair's plan from the types (compile time), the cost models (plan time) and, on the runs, the path and the timings the runtime reports.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -11,7 +17,6 @@
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/type.hpp>
 
-#include <redist/plan/all_at_once.hpp>
 #include <redist/plan/basic_cycle.hpp>
 #include <redist/plan/circulant.hpp>
 #include <redist/plan/gen_block.hpp>
@@ -23,66 +28,80 @@
 
 namespace redist {
 
-/// schedule::automatic's plan of a Cyclic pair: the GDM model's choice (plan), which the plan's
-/// first run replaces by the fastest of the model's candidates, timed on the machine
-/// (runtime::tune, runtime/tune.hpp). It keeps the layouts to build the candidates then.
-template <class From, class To>
-struct TimedCyclicPlan {
-  CirculantPlan plan;
-  From from;
-  To to;
-  /// The candidates the first run timed, with their medians (empty before it, or when nothing was
-  /// timed: a single candidate, options::tune_reps = 0).
-  std::vector<schedule::CyclicChoice> timed;
-  bool tuned = false;
+/// Largest P · BC (basic-cycle meta-elements of every rank's template) for which a Cyclic pair is
+/// planned by the basic-cycle calculation whatever its size; above it, only when that is at most
+/// the rank's share of the array n / P. Building the templates is O(P · BC): for
+/// Cyclic<>{n/P} -> Cyclic<>{1} (BC = n/P) it took 10-14 s at n = 2^24, where the general plan
+/// (LDD intersection, O(P · period)) takes microseconds.
+inline constexpr index_t max_cycle_work = index_t{1} << 20;
 
-  void set_piece(index_t piece) noexcept { plan.set_piece(piece); }
-};
-
-/// The piece size for a scratch budget: the model's plan's (see piece_limit(const CirculantPlan&)).
+namespace detail {
+/// True when the basic-cycle plan of the Cyclic pair costs less to build than the data it moves
+/// (see max_cycle_work).
 template <class From, class To>
-index_t piece_limit(const TimedCyclicPlan<From, To>& p, index_t budget) {
-  return piece_limit(p.plan, budget);
+bool cycle_plan_affordable(const From& from, const To& to) noexcept {
+  const index_t s = from.block_size(), t = to.block_size(), p = from.nprocs();
+  const index_t g = std::gcd(s, t);
+  const index_t bc = s / g * (t / g);  // lcm(s, t) / gcd(s, t), without the overflow of lcm
+  const index_t meta = from.size() / g + 1;
+  const index_t procs = std::max<index_t>(p, 1);
+  // P · min(BC, meta) <= max(max_cycle_work, n / P), without the overflow of the product.
+  return std::min(bc, meta) <= std::max(max_cycle_work, from.size() / procs) / procs;
 }
 
-/// The workspace of the model's plan (see WorkspaceNeed). The candidates the first run times
-/// grow it, within the budget, if they need more.
+/// The model's plan of a Cyclic pair under machine m: its first candidate (BCC or a circulant
+/// hybrid(d)), or the general plan when the basic cycle costs more to build than it saves.
 template <class From, class To>
-WorkspaceNeed workspace_need(const TimedCyclicPlan<From, To>& p, index_t budget) {
-  return workspace_need(p.plan, budget);
+Plan plan_cyclic(const From& from, const To& to, int rank, const schedule::modeled_t& m) {
+  check_cyclic_pair(from.size(), to.size(), from.nprocs(), to.nprocs(), rank, "automatic");
+  if (!cycle_plan_affordable(from, to)) return build_plan(from, to, rank);
+  return plan_for_choice(from, to, rank, automatic_candidates(from, to, m).front());
 }
-
-/// The messages of its current plan (see messages_of(const CirculantPlan&)).
-template <class From, class To>
-const Plan& messages_of(const TimedCyclicPlan<From, To>& p) noexcept {
-  return messages_of(p.plan);
-}
+}  // namespace detail
 
 namespace schedule::detail {
 /// automatic's candidate for Cyclic pairs (see planner below).
 struct cyclic_rule_t {};
 }  // namespace schedule::detail
 
+namespace detail {
+/// The plan of a pair that may be CYCLIC: the model's (machine m) when both are at plan time
+/// (as_cyclic), else what the next rule of automatic gives it (GEN_BLOCK's, or the general rule).
+template <class From, class To>
+Plan plan_cyclic_layouts(const From& from, const To& to, int rank, const schedule::modeled_t& m) {
+  const auto f = as_cyclic(from);
+  const auto t = as_cyclic(to);
+  if (f && t) return plan_cyclic(*f, *t, rank, m);
+  if constexpr (Serves<schedule::detail::gen_block_rule_t, From, To>)
+    return planner<schedule::detail::gen_block_rule_t>::plan(from, to, rank, schedule::detail::gen_block_rule_t{});
+  else
+    return general_rule(from, to, rank);
+}
+}  // namespace detail
+
 /// automatic on Cyclic<s> -> Cyclic<t>: the basic-cycle calculation or a circulant hybrid(d), as
-/// the GDM model with schedule::default_machine predicts, then timed on the first run.
+/// the GDM model with schedule::default_machine predicts (Decider then times the model's other
+/// candidates when the plan runs again); the general plan when the basic cycle is too long to
+/// tabulate cheaply (detail::cycle_plan_affordable), and for a pair that is not CYCLIC at plan
+/// time (an AnyDist pair of other kinds, a 1-D array on a subset of the communicator).
 template <>
 struct planner<schedule::detail::cyclic_rule_t> {
   template <class From, class To>
-  static constexpr bool supports = CyclicMapping<From> && CyclicMapping<To>;
+  static constexpr bool supports = CyclicLayout<From> && CyclicLayout<To>;
   template <class From, class To>
   static constexpr void require() {
     static_assert(supports<From, To>, "redist::schedule::automatic's Cyclic rule requires Cyclic<s> -> Cyclic<t>");
   }
   template <class From, class To>
-  static TimedCyclicPlan<From, To> plan(const From& from, const To& to, int rank, schedule::detail::cyclic_rule_t) {
-    return {detail::plan_modeled(from, to, rank, schedule::modeled_t{}), from, to, {}, false};
+  static Plan plan(const From& from, const To& to, int rank, schedule::detail::cyclic_rule_t) {
+    return detail::plan_cyclic_layouts(from, to, rank, schedule::modeled_t{});
   }
 };
 
 /// schedule::automatic: the first of `candidates` that serves the layout pair, decided from the
 /// types at compile time; each candidate then decides what depends on n, P and the messages at
-/// plan time (the GDM model for Cyclic pairs, timed on the first run; the GEN_BLOCK cost model;
-/// the message-size rule of N-D layouts). Adding a schedule to automatic is adding its policy here.
+/// plan time (the GDM model for Cyclic pairs; the GEN_BLOCK cost model; the message-size rule of
+/// N-D layouts). Adding a schedule to automatic is adding its policy here.
 template <>
 struct planner<schedule::automatic_t> {
   static constexpr auto candidates =
@@ -115,7 +134,7 @@ struct planner<schedule::automatic_t> {
 
 /// schedule::modeled(machine): on Cyclic<s> -> Cyclic<t> the basic-cycle calculation or the
 /// circulant hybrid(d) (d = 0: direct, the indirect depth: indirect) the GDM model of `machine`
-/// predicts fastest (schedule::choose_cyclic), untimed; a pure function of the layouts and the
+/// predicts fastest (schedule::choose_cyclic), never timed; a pure function of the layouts and the
 /// policy, so every rank that passes the same machine chooses the same. On other layouts,
 /// automatic's plan.
 template <>
@@ -128,8 +147,169 @@ struct planner<schedule::modeled_t> {
   }
   template <class From, class To>
   static auto plan(const From& from, const To& to, int rank, const schedule::modeled_t& m) {
-    if constexpr (CyclicMapping<From> && CyclicMapping<To>) return detail::plan_modeled(from, to, rank, m);
+    if constexpr (CyclicLayout<From> && CyclicLayout<To>) return detail::plan_cyclic_layouts(from, to, rank, m);
     else return planner<schedule::automatic_t>::plan(from, to, rank, schedule::automatic);
+  }
+};
+
+/// How a plan's messages travel (explain's `transport`).
+enum class Transport : unsigned char {
+  messages,       ///< packed by redist into MPI messages (point-to-point, in the schedule's steps)
+  datatypes,      ///< MPI derived datatypes over the arrays: MPI packs and unpacks
+  shared_memory,  ///< every pair copies from its peer's source array on the node: no message
+  mixed           ///< node peers copy from shared memory, the other pairs exchange messages
+};
+
+inline const char* transport_name(Transport t) noexcept {
+  switch (t) {
+    case Transport::datatypes: return "datatypes";
+    case Transport::shared_memory: return "shared_memory";
+    case Transport::mixed: return "shared_memory+messages";
+    default: return "messages";
+  }
+}
+
+/// What the decision settled on, and why: explain() reports it.
+struct Decision {
+  /// The plan's messages go as MPI derived datatypes (timed faster on its second run).
+  bool datatypes = false;
+  /// The candidate schedules timed when the plan ran again (each with its model prediction and
+  /// measured median), in the model's order; empty when nothing was timed.
+  std::vector<schedule::CyclicChoice> timed;
+  /// The medians (seconds) of the packed and the derived-datatype transports when they were timed.
+  std::pair<double, double> transport_medians{};
+  /// A sentence on why: "the GDM model", "timed on the second run", "one node: copies, no schedule", ...
+  std::string reason;
+};
+
+/// What the runtime tells the decision about one run of a plan, before it runs (every rank alike:
+/// the values are agreed).
+struct RunFacts {
+  int run = 0;                 ///< runs of this plan before this one (0: its first run)
+  /// Node peers will copy from shared memory (when the plan is direct) on some node of the
+  /// communicator (agreed on every rank: with emulated or real nodes of several ranks, a node of
+  /// one rank sends messages while the others copy, and the plan must be the same everywhere).
+  bool node_path = false;
+  bool node_whole = false;     ///< ... and the node holds every rank: no messages at all
+  bool fits_budget = true;     ///< every rank's budget holds the plan's stages that cannot be cut
+  bool exchanges = false;      ///< some rank sends a message on this path
+  int tune_reps = 0;           ///< options().tune_reps
+};
+
+/// The one decision of a layout pair under a policy: the plan (from the types at compile time and
+/// the cost model at plan time), then, on the plan's runs, the path and what to time. It decides
+/// and reports; planning is its own (no communication), timing is the runtime's (Measure).
+///  - the plan: planner<Policy>'s. For schedule::automatic and modeled on a Cyclic pair, the
+///    model's candidate; they may change it on a run (`adaptive`); other policies never do;
+///  - on a node (facts.node_path) a plan that forwards or goes through an intermediate array cannot
+///    copy from its peers: an adaptive plan becomes the pair's plan of direct messages (BCC), and
+///    nothing is timed — the copies have no schedule;
+///  - when some rank's budget cannot hold the chosen circulant schedule, an adaptive plan becomes
+///    BCC, which runs within any budget in rounds;
+///  - when the plan runs the second time by messages (it is being reused: a plan made per call is
+///    never timed), schedule::automatic on a Cyclic pair times the model's candidates within its
+///    window (BCC and the hybrid(d)), options().tune_reps rounds each, and keeps the fastest; then
+///    a direct plan whose ranks move 64 KiB in messages times packed messages against MPI derived
+///    datatypes (Measure::transport) and keeps the faster.
+template <class From, class To, class Policy>
+class Decider {
+ public:
+  static constexpr bool cyclic_pair = CyclicLayout<From> && CyclicLayout<To>;
+  /// The plan may change on a run: automatic or modeled on a Cyclic pair.
+  static constexpr bool adaptive =
+      cyclic_pair && (std::is_same_v<Policy, schedule::automatic_t> || std::is_same_v<Policy, schedule::modeled_t>);
+  /// The candidates are timed: automatic on a Cyclic pair.
+  static constexpr bool timed = cyclic_pair && std::is_same_v<Policy, schedule::automatic_t>;
+
+  using plan_type = decltype(planner<Policy>::plan(std::declval<const From&>(), std::declval<const To&>(), 0,
+                                                   std::declval<const Policy&>()));
+  static_assert(StagedPlan<plan_type>,
+                "redist::planner<Policy>::plan(from, to, rank, policy) must return a redist::BasicPlan (stages of messages)");
+
+  /// The plan-time decision (no communication).
+  static plan_type plan(const From& from, const To& to, int rank, const Policy& policy, Decision& d) {
+    plan_type p = planner<Policy>::plan(from, to, rank, policy);
+    if constexpr (adaptive) d.reason = "the GDM model's prediction";
+    else if constexpr (std::is_same_v<Policy, schedule::automatic_t>) d.reason = "chosen by the layouts' types and the cost model";
+    else d.reason = "the schedule asked for";
+    return p;
+  }
+
+  /// True when, on a node, the decision can give the pair a plan of direct messages.
+  static bool can_go_direct(const plan_type& p) noexcept { return p.direct() || adaptive; }
+
+  /// The decision on one run, before it runs: may replace `plan` (every rank alike, from agreed
+  /// facts; returns true then) and fills `d`. measure(plans) times candidate plans on this path
+  /// (it may set their pieces) and returns their medians, 0 for one it did not time (collective;
+  /// called on every rank alike); measure_transport() times the plan's two transports and returns
+  /// the {packed, typed} medians, or zeros when it did not time them.
+  template <class Measure, class MeasureTransport>
+  static bool on_run(const From& from, const To& to, const RunFacts& facts, plan_type& plan, Decision& d,
+                     Measure&& measure, MeasureTransport&& measure_transport) {
+    bool changed = false;
+    if constexpr (adaptive) {
+      const auto cf = as_cyclic(from);
+      const auto ct = as_cyclic(to);
+      if (cf && ct) changed = on_cyclic_run(*cf, *ct, facts, plan, d, measure);
+    }
+    if (facts.run == 1 && plan.direct() && !facts.node_whole && facts.exchanges && facts.tune_reps > 0) {
+      d.transport_medians = measure_transport();
+      d.datatypes = d.transport_medians.second > 0 && d.transport_medians.second < d.transport_medians.first;
+    }
+    return changed;
+  }
+
+  /// At most this many candidates are timed (the model's best first).
+  static constexpr std::size_t most_timed = 32;
+
+ private:
+  /// The adaptive part of on_run, on the pair's 1-D CYCLIC mappings.
+  template <class F, class T, class Measure>
+  static bool on_cyclic_run(const F& from, const T& to, const RunFacts& facts, plan_type& plan, Decision& d,
+                            Measure&& measure) {
+    bool changed = false;
+    {
+      const bool to_direct = (facts.node_path && !plan.direct()) || !facts.fits_budget;
+      if (facts.run == 0 && to_direct) {
+        plan = plan_with(from, to, plan.rank, schedule::bcc_contention_free);
+        changed = true;
+        d.reason = facts.node_path ? "on one node: copies from shared memory, no schedule (the pair's direct messages)"
+                                   : "the circulant schedule's workspace exceeds a rank's scratch budget";
+      }
+      if constexpr (timed) {
+        if (facts.run == 1 && !facts.node_path && facts.exchanges && facts.tune_reps > 0 &&
+            detail::cycle_plan_affordable(from, to)) {
+          std::vector<schedule::CyclicChoice> cands = automatic_candidates(from, to);
+          if (cands.size() > most_timed) {
+            // BCC, which runs within any budget, stays among those timed.
+            const auto bcc = std::find_if(cands.begin(), cands.end(), [](const schedule::CyclicChoice& c) {
+              return c.kind == schedule::CyclicChoice::method::bcc;
+            });
+            if (bcc >= cands.begin() + static_cast<std::ptrdiff_t>(most_timed))
+              std::rotate(cands.begin() + static_cast<std::ptrdiff_t>(most_timed) - 1, bcc, bcc + 1);
+            cands.resize(most_timed);
+          }
+          if (cands.size() >= 2) {
+            std::vector<plan_type> plans;
+            for (const schedule::CyclicChoice& c : cands) plans.push_back(plan_for_choice(from, to, plan.rank, c));
+            const std::vector<double> medians = measure(std::span<plan_type>(plans));
+            std::size_t best = 0;
+            for (std::size_t i = 0; i < cands.size(); ++i) {
+              cands[i].measured = medians[i];
+              if (medians[i] > 0 && (medians[best] <= 0 || medians[i] < medians[best])) best = i;
+            }
+            if (medians[best] > 0) {
+              plan = std::move(plans[best]);
+              changed = true;
+              std::erase_if(cands, [](const schedule::CyclicChoice& c) { return c.measured <= 0; });  // did not fit
+              d.timed = std::move(cands);
+              d.reason = "the fastest of the model's candidates, timed on the plan's second run";
+            }
+          }
+        }
+      }
+    }
+    return changed;
   }
 };
 

@@ -1,10 +1,11 @@
-/// @file Defines CyclePlan, the planners of Cyclic<s> -> Cyclic<t> under the basic-cycle calculation (seed 000), and BasicCyclePlan<S, T, P> with its compile-time tables.
+/// @file Defines the planners of Cyclic<s> -> Cyclic<t> under the basic-cycle calculation (seed 000): one stage with its templates (Stage::cycles), and BasicCyclePlan<S, T, P> with its compile-time tables.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <concepts>
+#include <optional>
 #include <cstddef>
 #include <numeric>
 #include <span>
@@ -14,37 +15,18 @@
 #include <vector>
 
 #include <redist/detail/math.hpp>
+#include <redist/dist/any.hpp>
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/static_nprocs.hpp>
 #include <redist/index/basic_cycle.hpp>
 #include <redist/index/run.hpp>
+#include <redist/plan/layout.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/plan/planner.hpp>
 #include <redist/schedule/basic_cycle.hpp>
 #include <redist/schedule/schedule.hpp>
 
 namespace redist {
-
-namespace detail {
-inline std::atomic<std::size_t>& tables_built_counter() noexcept {
-  static std::atomic<std::size_t> count{0};
-  return count;
-}
-}  // namespace detail
-
-/// How many times this process has computed basic-cycle templates at run time: a BCC plan built
-/// without static tables, or the GDM model's look at rank 0's template (schedule::automatic on a
-/// Cyclic pair). A 1-D Cyclic<S> -> Cyclic<T> pair whose process count is static
-/// (DistArray<T, Cyclic<S>, Grid<P>>) takes its templates from BasicCyclePlan<S, T, P>'s static
-/// tables and does not move it (while BC · P <= max_static_table).
-inline std::size_t tables_built() noexcept { return detail::tables_built_counter().load(); }
-
-namespace detail {
-template <class D>
-inline constexpr bool is_cyclic_distribution = false;
-template <std::size_t X>
-inline constexpr bool is_cyclic_distribution<Cyclic<X>> = true;
-}  // namespace detail
 
 /// The mapping of a CYCLIC distribution: Cyclic<X>::mapping, X static or dynamic, or a mapping
 /// derived from it that adds static facts (StaticNprocs<Cyclic<X>::mapping, P>).
@@ -53,71 +35,59 @@ concept CyclicMapping = requires { typename M::distribution_type; } &&
                         detail::is_cyclic_distribution<typename M::distribution_type> &&
                         std::derived_from<M, typename M::distribution_type::mapping>;
 
-/// True when schedule::automatic chooses among the Cyclic schedules for From -> To (the
-/// basic-cycle calculation and seed 001's circulant schedules, by the GDM model and first-run
-/// timing, plan/automatic.hpp): decided from the types alone (both CYCLIC), at compile time.
+/// A layout that is, or may be at run time, a 1-D CYCLIC(k) layout on every process of the
+/// communicator from rank 0: a CyclicMapping, or a rank-1 grid layout (a 1-D array's) of Cyclic<X>
+/// or of AnyDist (which as_cyclic tells at run time).
+template <class M>
+concept CyclicLayout = CyclicMapping<M> || detail::is_cyclic_distribution<detail::rank_one_distribution_t<M>> ||
+                       std::same_as<detail::rank_one_distribution_t<M>, AnyDist>;
+
+/// The 1-D CYCLIC mapping a layout is, or nothing: m itself for a CyclicMapping; for a rank-1 grid
+/// layout on every process from rank 0, without offset or leading dimension (is_linear), its 1-D
+/// mapping — with the process count in its type (StaticNprocs) when the grid's extent is static,
+/// so that the basic-cycle templates come from static tables; for AnyDist, its Cyclic<> when it
+/// holds one. A rank-1 layout on a subset, with an offset or a rank map, is none: its pairs take
+/// the general plan.
+template <CyclicLayout M>
+auto as_cyclic(const M& m) {
+  if constexpr (CyclicMapping<M>) {
+    return std::optional<M>(m);
+  } else {
+    using D = detail::rank_one_distribution_t<M>;
+    if constexpr (std::same_as<D, AnyDist>) {
+      using L = Cyclic<dynamic>::mapping;
+      const L* c = m.is_linear() ? m.linear().template get_if<L>() : nullptr;
+      return c != nullptr ? std::optional<L>(*c) : std::optional<L>();
+    } else {
+      using L1 = typename D::mapping;
+      constexpr std::size_t P = M::grid_type::static_extent(0);
+      using L = std::conditional_t<P == dynamic, L1, StaticNprocs<L1, P>>;
+      return m.is_linear() ? std::optional<L>(L(m.linear())) : std::optional<L>();
+    }
+  }
+}
+
+namespace detail {
+/// The 1-D CYCLIC mappings of a pair, or report_error naming the policy: the policies that need
+/// them (bcc, circulant, multiphase) on a pair that is not.
 template <class From, class To>
-inline constexpr bool bcc_selected = CyclicMapping<From> && CyclicMapping<To>;
+auto cyclic_pair(const From& from, const To& to, const char* policy) {
+  auto f = as_cyclic(from);
+  auto t = as_cyclic(to);
+  if (!f || !t)
+    report_error(std::string("redist::schedule::") + policy +
+                 " requires CYCLIC(k) layouts of every process of the communicator from rank 0 (1-D arrays of "
+                 "Cyclic<k>, or AnyDist holding one); use schedule::automatic or all_at_once for this pair");
+  return std::pair{*f, *t};
+}
+}  // namespace detail
 
-/// One section of a basic cycle bound to the plan's messages, in elements: what the one-pass
-/// pack and unpack of runtime/pack_cycles.hpp follow.
-struct CycleSection {
-  index_t offset = 0;       ///< local offset in the basic cycle
-  index_t len = 0;          ///< elements
-  index_t peer_offset = 0;  ///< the peer's local offset (for a local section: in this rank's destination)
-  int slot = 0;             ///< index of its message in the plan's general.sends (send pattern) or general.recvs
-                            ///< (receive pattern), or local_section
-  friend constexpr bool operator==(const CycleSection&, const CycleSection&) = default;
-};
-
-/// The slot of a section that stays on its rank: copied from source to destination by the pack.
-inline constexpr int local_section = -1;
-
-/// The plan of Cyclic<s> -> Cyclic<t> built by the basic-cycle calculation: two ways of running
-/// the same messages.
-///  - `general` is a complete Plan: each template section is one Run of stride lcm(s, t) (the
-///    local size of a basic cycle) repeated for every full basic cycle, plus clipped runs for the
-///    ragged last one, so the general runtime::execute runs it (run order).
-///  - The templates as sections (send_pattern, recv_pattern), which the one-pass exchange of
-///    runtime/exchange_cycles.hpp follows: it packs every message in one pass over the local
-///    array, basic cycle by basic cycle (the paper's order, which differs from the run order).
-/// Both ways move general's messages (sends, recvs) in general's schedule. The rank, the process
-/// count and the piece size live in `general` only; which way runs is agreed by all ranks
-/// through general.piece (see piece_limit(const CyclePlan&)).
-struct CyclePlan {
-  Plan general;
-  index::BasicCycle shape;
-  index_t size = 0;         ///< n
-  index_t cycle = 0;        ///< lcm(s, t): local elements of one basic cycle, on every rank
-  index_t full_cycles = 0;  ///< C = n / (M · lcm(s, t)): the complete basic cycles of every local array
-  index_t slots = 0;        ///< C, plus 1 when the last period is ragged: the cycles to move
-  std::vector<CycleSection> send_pattern;  ///< this rank's send template as sections, in local order
-  std::vector<CycleSection> recv_pattern;  ///< its receive template
-  std::vector<index_t> send_per_cycle;     ///< per send of general: its elements in one full cycle (C = 0: all)
-  std::vector<index_t> recv_per_cycle;     ///< per receive of general
-  /// lcm(s, t) + 1, more than any rank sends another in one cycle; the same on every rank. A
-  /// piece (general.piece) >= quantum means piece / quantum cycles per round of the one-pass path.
-  index_t quantum = 1;
-
-  /// Elements of a message (per_cycle, size) in the cycle slots [a, b).
-  constexpr index_t elements_in(index_t per_cycle, index_t msg_size, index_t a, index_t b) const noexcept {
-    index_t e = std::max<index_t>(0, std::min(b, full_cycles) - a) * per_cycle;
-    if (b > full_cycles && a <= full_cycles) e += msg_size - full_cycles * per_cycle;
-    return e;
-  }
-  /// Elements of scratch one cycle of this rank's remote messages needs (sends and receives).
-  constexpr index_t scratch_per_cycle() const noexcept {
-    index_t e = 0;
-    for (index_t x : send_per_cycle) e += x;
-    for (index_t x : recv_per_cycle) e += x;
-    return e;
-  }
-  /// The piece size agreed by all ranks (see piece_limit(const CyclePlan&)).
-  void set_piece(index_t piece) noexcept { general.piece = piece; }
-};
-
-/// The messages of a CyclePlan (sends, recvs, schedule, runs): its general plan.
-inline const Plan& messages_of(const CyclePlan& plan) noexcept { return plan.general; }
+/// True when schedule::automatic chooses among the Cyclic schedules for From -> To (the
+/// basic-cycle calculation and seed 001's circulant schedules, by the GDM model and, when the plan
+/// runs again, timing, plan/automatic.hpp): decided from the types (both may be CYCLIC) at compile
+/// time, and for AnyDist and non-linear grids at plan time (as_cyclic).
+template <class From, class To>
+inline constexpr bool bcc_selected = CyclicLayout<From> && CyclicLayout<To>;
 
 namespace detail {
 
@@ -129,75 +99,48 @@ constexpr bcc_order bcc_order_of() {
   else return bcc_order::appearance;
 }
 
-/// The plan of `rank` from the sections of its templates (own_send, own_recv: computed, or taken
-/// from static tables) and every rank's destinations in order of appearance (dests_of(q)), for
-/// the schedule. Sections a short array lacks are clipped here, so both sources give the same
-/// plan. Cost: O(sections of this rank + P · min(P, sections)): independent of n.
+/// The plan of Cyclic<s> -> Cyclic<t> built by the basic-cycle calculation (seed 000): one stage
+/// whose messages are given two ways,
+///  - as runs: each template section is one Run of stride lcm(s, t) (the local size of a basic
+///    cycle) repeated for every full basic cycle, plus clipped runs for the ragged last one, which
+///    runtime::execute packs message by message (in pieces under a tight budget, or on a node);
+///  - as the templates' sections (Stage::cycles), which it packs in one pass over the local array,
+///    basic cycle by basic cycle (the paper's order, which differs from the run order).
+/// Built from the sections of its templates (own_send, own_recv: computed, or taken from static
+/// tables) and every rank's destinations in order of appearance (dests_of(q)), for the schedule.
+/// Sections a short array lacks are clipped here, so both sources give the same plan.
+/// Cost: O(sections of this rank + P · min(P, sections)): independent of n.
 template <class Sections, class DestsOf>
-CyclePlan build_cycle_plan(const index::BasicCycle& c, index_t n, int rank, bcc_order order, const Sections& own_send,
-                           const Sections& own_recv, DestsOf&& dests_of) {
+Plan build_cycle_plan(const index::BasicCycle& c, index_t n, int rank, bcc_order order, const Sections& own_send,
+                      const Sections& own_recv, DestsOf&& dests_of) {
   ++plans_built_counter();
   const int m = c.nprocs;
   const auto um = static_cast<std::size_t>(m);
   const index_t g = c.g, cyc = c.cycle(), period = c.period();
-  const index_t full = n / period, limit = index::meta_size(c, n), tail_base = full * period;
+  const index_t full = n / period;
 
-  CyclePlan plan;
-  Plan& general = plan.general;
-  general.rank = rank;
-  general.nprocs = m;
-  plan.shape = c;
-  plan.size = n;
-  plan.cycle = cyc;
-  plan.full_cycles = full;
-  plan.slots = full + (n % period != 0 ? 1 : 0);
+  Plan plan;
+  plan.rank = rank;
+  plan.nprocs = m;
+  plan.schedule_name = order == bcc_order::appearance ? "bcc" : "bcc_contention_free";
+  Stage<Run>& general = plan.stages.emplace_back();
+  Cycles& cycles = general.cycles;
+  cycles.cycle = cyc;
+  cycles.full_cycles = full;
+  cycles.slots = full + (n % period != 0 ? 1 : 0);
   // Any rank sends any other at most one cycle's elements per cycle: cycle + 1 is a quantum that
   // every rank knows without looking at the others (see piece_limit).
-  plan.quantum = cyc + 1;
+  cycles.quantum = cyc + 1;
 
-  auto clipped = [&](const Sections& secs) {
-    std::vector<index::Section> out;
-    for (index::Section s : secs) {
-      if (s.global >= limit) continue;
-      s.len = std::min(s.len, limit - s.global);
-      out.push_back(s);
-    }
-    return out;
-  };
-  // Elements of a section in the ragged last period, and in one cycle (for C = 0: in all).
-  auto tail_len = [&](const index::Section& s) {
-    return std::clamp<index_t>(n - (tail_base + s.global * g), 0, s.len * g);
-  };
-  auto cycle_len = [&](const index::Section& s) { return full > 0 ? s.len * g : tail_len(s); };
-
-  const std::vector<index::Section> mine_send = clipped(own_send);
-  const std::vector<index::Section> mine_recv = clipped(own_recv);
+  const std::vector<index::Section> mine_send = index::clip_sections(c, n, own_send);
+  const std::vector<index::Section> mine_recv = index::clip_sections(c, n, own_recv);
 
   // Runs: per peer, every section as one run of stride lcm(s, t) over the full cycles, then the
-  // clipped pieces of the ragged period. Sender and receiver list the pieces of a pair in the
-  // same (global) order, so they agree on the packed order.
-  enum class side { sender, receiver };
+  // clipped pieces of the ragged period (index::section_runs).
   std::vector<std::vector<Run>> to(um), from(um);
   std::vector<index_t> pc_to(um, 0), pc_from(um, 0);
-  auto add_runs = [&](const std::vector<index::Section>& secs, side who, std::vector<std::vector<Run>>& lists,
-                      std::vector<index_t>& pc) {
-    auto run = [&](index_t mine, index_t theirs, index_t len, index_t stride, index_t count) {
-      return who == side::sender ? Run{mine, theirs, len, stride, stride, count} : Run{theirs, mine, len, stride, stride, count};
-    };
-    for (const index::Section& s : secs) {
-      const auto p = static_cast<std::size_t>(s.peer);
-      if (full > 0) append_run(lists[p], run(s.offset * g, s.peer_offset * g, s.len * g, cyc, full));
-      pc[p] += cycle_len(s);
-    }
-    for (const index::Section& s : secs) {
-      const index_t len = tail_len(s);
-      if (len > 0)
-        append_run(lists[static_cast<std::size_t>(s.peer)],
-                   run(full * cyc + s.offset * g, full * cyc + s.peer_offset * g, len, len, 1));
-    }
-  };
-  add_runs(mine_send, side::sender, to, pc_to);
-  add_runs(mine_recv, side::receiver, from, pc_from);
+  index::section_runs(c, n, mine_send, index::side::sender, to, &pc_to);
+  index::section_runs(c, n, mine_recv, index::side::receiver, from, &pc_from);
 
   auto message = [&](int peer, const std::vector<Run>& runs) {
     Message msg;
@@ -214,27 +157,25 @@ CyclePlan build_cycle_plan(const index::BasicCycle& c, index_t n, int rank, bcc_
     const int q = (rank + d) % m;
     if (to[static_cast<std::size_t>(q)].empty()) continue;
     Message s = message(q, to[static_cast<std::size_t>(q)]);
-    s.offset = std::exchange(general.send_scratch, general.send_scratch + s.size);
     send_slot[static_cast<std::size_t>(q)] = static_cast<int>(general.sends.size());
     general.sends.push_back(s);
-    plan.send_per_cycle.push_back(pc_to[static_cast<std::size_t>(q)]);
+    cycles.send_per_cycle.push_back(pc_to[static_cast<std::size_t>(q)]);
   }
   for (int d = 1; d < m; ++d) {
     const int q = (rank - d + m) % m;
     if (from[static_cast<std::size_t>(q)].empty()) continue;
     Message r = message(q, from[static_cast<std::size_t>(q)]);
-    r.offset = std::exchange(general.recv_scratch, general.recv_scratch + r.size);
     recv_slot[static_cast<std::size_t>(q)] = static_cast<int>(general.recvs.size());
     general.recvs.push_back(r);
-    plan.recv_per_cycle.push_back(pc_from[static_cast<std::size_t>(q)]);
+    cycles.recv_per_cycle.push_back(pc_from[static_cast<std::size_t>(q)]);
   }
 
   // The templates as sections bound to the messages, in elements.
   for (const index::Section& s : mine_send)
-    plan.send_pattern.push_back(CycleSection{s.offset * g, s.len * g, s.peer_offset * g,
+    cycles.send_pattern.push_back(CycleSection{s.offset * g, s.len * g, s.peer_offset * g,
                                              s.peer == rank ? local_section : send_slot[static_cast<std::size_t>(s.peer)]});
   for (const index::Section& s : mine_recv)
-    plan.recv_pattern.push_back(CycleSection{s.offset * g, s.len * g, s.peer_offset * g,
+    cycles.recv_pattern.push_back(CycleSection{s.offset * g, s.len * g, s.peer_offset * g,
                                              s.peer == rank ? local_section : recv_slot[static_cast<std::size_t>(s.peer)]});
 
   // Every rank's destinations in order of appearance.
@@ -288,7 +229,7 @@ inline auto destinations_now(const index::BasicCycle& c, index_t limit) {
 }
 
 /// The plan with the templates computed now (at plan time), for static and dynamic block sizes alike.
-inline CyclePlan plan_basic_cycle(const index::BasicCycle& c, index_t n, int rank, bcc_order order) {
+inline Plan plan_basic_cycle(const index::BasicCycle& c, index_t n, int rank, bcc_order order) {
   ++tables_built_counter();
   const index_t limit = index::meta_size(c, n);
   std::vector<index::Section> send, recv;
@@ -297,107 +238,6 @@ inline CyclePlan plan_basic_cycle(const index::BasicCycle& c, index_t n, int ran
   return build_cycle_plan(c, n, rank, order, send, recv, destinations_now(c, limit));
 }
 
-}  // namespace detail
-
-/// The piece size this rank can afford under a scratch budget of `budget` elements, as
-/// piece_limit(const Plan&) but for both ways of running a CyclePlan. The value is agreed by
-/// all ranks (the smallest wins), so it also decides, the same on every rank, how the plan runs:
-///  - 0: everything fits; the one-pass path moves all cycles in one round;
-///  - >= quantum: the one-pass path, piece / quantum cycles per round (each round's scratch is
-///    at most that many cycles' worth of this rank's remote elements, within budget);
-///  - in [1, quantum): the general path (plan.general, run order), in pieces of at most `piece`
-///    elements — when one cycle does not fit the budget, or the general path needs smaller
-///    pieces anyway.
-/// Throws as piece_limit(const Plan&) when not one element per message of a step fits.
-inline index_t piece_limit(const CyclePlan& plan, index_t budget) {
-  if (plan.general.send_scratch + plan.general.recv_scratch <= budget) return 0;
-  const index_t need = plan.scratch_per_cycle();
-  const index_t cycles = need == 0 ? plan.slots : std::min(plan.slots, budget / need);
-  const index_t general = piece_limit(plan.general, budget);
-  const index_t small = plan.quantum - 1;  // >= 1 here: some message does not fit
-  if (cycles >= 1 && (general == 0 || general >= small))
-    return detail::checked_mul(cycles, plan.quantum, "the piece of a basic-cycle round");
-  return general == 0 ? small : std::min(general, small);
-}
-
-/// The workspace of a CyclePlan (see WorkspaceNeed): with no piece, the one-pass path packs
-/// every remote element in one round; with pieces, a round stays within the budget (a run on a
-/// smaller piece agreed by another rank may take the general path, whose pieces are within
-/// this bound too when the budget is the ranks' common one).
-inline WorkspaceNeed workspace_need(const CyclePlan& plan, index_t budget) {
-  const index_t remote = plan.general.elements_sent() + plan.general.elements_received();
-  return {piece_limit(plan, budget) == 0 ? remote : std::min(remote, budget), 0};
-}
-
-/// Largest BC · P for which BasicCyclePlan<S, T, P> keeps its send and receive templates as
-/// static constexpr tables (16384 entries: 64 KiB per table of int, well under a second of
-/// compile time). Above it, the tables are built at plan time by the same functions.
-inline constexpr index_t max_static_table = index_t{1} << 14;
-
-namespace detail {
-template <std::size_t S, std::size_t T, std::size_t P>
-inline constexpr bool tabulate_basic_cycle =
-    P != dynamic && index::basic_cycle(static_cast<index_t>(S), static_cast<index_t>(T)) <=
-                        max_static_table / static_cast<index_t>(P);
-
-template <std::size_t S, std::size_t T, std::size_t P>
-inline constexpr index::BasicCycle static_shape{static_cast<index_t>(S), static_cast<index_t>(T), static_cast<int>(P)};
-
-/// Which template a table holds.
-enum class template_side { send, receive };
-
-/// Every rank's send or receive template, filled by index::send_template / receive_template.
-template <std::size_t S, std::size_t T, std::size_t P, template_side Side>
-constexpr auto make_templates() {
-  constexpr const index::BasicCycle& c = static_shape<S, T, P>;
-  std::array<std::array<int, static_cast<std::size_t>(c.bc)>, P> a{};
-  for (std::size_t r = 0; r < P; ++r) {
-    if constexpr (Side == template_side::send) index::send_template(c, static_cast<int>(r), a[r]);
-    else index::receive_template(c, static_cast<int>(r), a[r]);
-  }
-  return a;
-}
-
-/// Where each rank's sections start in the flat section table.
-template <std::size_t S, std::size_t T, std::size_t P, template_side Side>
-constexpr auto make_section_begin() {
-  constexpr const index::BasicCycle& c = static_shape<S, T, P>;
-  std::array<std::size_t, P + 1> b{};
-  for (std::size_t r = 0; r < P; ++r)
-    b[r + 1] = b[r] + (Side == template_side::send ? index::count_send_sections(c, static_cast<int>(r))
-                            : index::count_receive_sections(c, static_cast<int>(r)));
-  return b;
-}
-
-/// Every rank's sections, one after the other.
-template <std::size_t S, std::size_t T, std::size_t P, template_side Side, std::size_t N>
-constexpr auto make_section_table() {
-  constexpr const index::BasicCycle& c = static_shape<S, T, P>;
-  std::array<index::Section, N> a{};
-  std::size_t i = 0;
-  for (std::size_t r = 0; r < P; ++r) {
-    auto put = [&](const index::Section& x) { a[i++] = x; };
-    if constexpr (Side == template_side::send) index::send_sections(c, static_cast<int>(r), put);
-    else index::receive_sections(c, static_cast<int>(r), put);
-  }
-  return a;
-}
-
-template <std::size_t S, std::size_t T, std::size_t P, bool Tabulated = tabulate_basic_cycle<S, T, P>>
-struct basic_cycle_tables {};
-
-template <std::size_t S, std::size_t T, std::size_t P>
-struct basic_cycle_tables<S, T, P, true> {
-  /// send_templates[i][k]: the destination of meta-element k of rank i's first basic cycle (Figure 4).
-  static constexpr auto send_templates = make_templates<S, T, P, template_side::send>();
-  /// receive_templates[j][k]: the source of meta-element k of rank j's first basic cycle (Figure 6).
-  static constexpr auto receive_templates = make_templates<S, T, P, template_side::receive>();
-  /// The same templates as sections: rank r's are [section_begin[r], section_begin[r + 1]).
-  static constexpr auto send_section_begin = make_section_begin<S, T, P, template_side::send>();
-  static constexpr auto receive_section_begin = make_section_begin<S, T, P, template_side::receive>();
-  static constexpr auto send_section_table = make_section_table<S, T, P, template_side::send, send_section_begin[P]>();
-  static constexpr auto receive_section_table = make_section_table<S, T, P, template_side::receive, receive_section_begin[P]>();
-};
 }  // namespace detail
 
 /// BLOCK-CYCLIC(S) -> BLOCK-CYCLIC(T) with static S and T, and optionally a static process
@@ -429,7 +269,7 @@ struct BasicCyclePlan : detail::basic_cycle_tables<S, T, P> {
   /// The plan of `rank` for n elements on the P processes, from the static tables when tabulated.
   template <class Policy = schedule::bcc_t>
     requires(P != dynamic)
-  static CyclePlan plan(index_t n, int rank, Policy = {}) {
+  static Plan plan(index_t n, int rank, Policy = {}) {
     static_assert(std::is_same_v<Policy, schedule::bcc_t> || std::is_same_v<Policy, schedule::bcc_contention_free_t>,
                   "redist::BasicCyclePlan::plan(n, rank, policy) requires schedule::bcc or schedule::bcc_contention_free");
     const index::BasicCycle c(s, t, static_cast<int>(P));
@@ -461,7 +301,7 @@ struct BasicCyclePlan : detail::basic_cycle_tables<S, T, P> {
   /// The plan of `rank` for n elements on nprocs processes (P dynamic): templates built at plan time.
   template <class Policy = schedule::bcc_t>
     requires(P == dynamic)
-  static CyclePlan plan(index_t n, int nprocs, int rank, Policy = {}) {
+  static Plan plan(index_t n, int nprocs, int rank, Policy = {}) {
     static_assert(std::is_same_v<Policy, schedule::bcc_t> || std::is_same_v<Policy, schedule::bcc_contention_free_t>,
                   "redist::BasicCyclePlan::plan(n, P, rank, policy) requires schedule::bcc or schedule::bcc_contention_free");
     REDIST_EXPECTS(n >= 0, "redist::BasicCyclePlan::plan(n, P, rank) requires n to be >= 0");
@@ -510,20 +350,27 @@ std::vector<int> cycle_destinations(const index::BasicCycle& c, int q, index_t l
 template <class Policy>
 struct bcc_planner {
   template <class From, class To>
-  static constexpr bool supports = CyclicMapping<From> && CyclicMapping<To>;
+  static constexpr bool supports = CyclicLayout<From> && CyclicLayout<To>;
   template <class From, class To>
   static constexpr void require() {
     static_assert(supports<From, To>,
                   "redist::schedule::bcc and bcc_contention_free require Cyclic<s> source and target distributions");
   }
   template <class From, class To>
-  static CyclePlan plan(const From& from, const To& to, int rank, Policy policy) {
-    [[maybe_unused]] const index::BasicCycle c = basic_cycle_of(from, to, rank);  // checks the pair
-    if constexpr (static_cycle_pair<From, To>)
-      return BasicCyclePlan<From::distribution_type::static_block_size(), To::distribution_type::static_block_size(),
-                            pair_nprocs<From, To>>::plan(from.size(), rank, policy);
-    else
-      return plan_basic_cycle(c, from.size(), rank, bcc_order_of<Policy>());
+  static Plan plan(const From& from_layout, const To& to_layout, int rank, Policy policy) {
+    if constexpr (!CyclicMapping<From> || !CyclicMapping<To>) {
+      const auto [from, to] = cyclic_pair(from_layout, to_layout, "bcc");
+      return plan(from, to, rank, policy);
+    } else {
+      const From& from = from_layout;
+      const To& to = to_layout;
+      [[maybe_unused]] const index::BasicCycle c = basic_cycle_of(from, to, rank);  // checks the pair
+      if constexpr (static_cycle_pair<From, To>)
+        return BasicCyclePlan<From::distribution_type::static_block_size(), To::distribution_type::static_block_size(),
+                              pair_nprocs<From, To>>::plan(from.size(), rank, policy);
+      else
+        return plan_basic_cycle(c, from.size(), rank, bcc_order_of<Policy>());
+    }
   }
 };
 }  // namespace detail

@@ -1,4 +1,4 @@
-/// @file Defines CirculantPlan, one rank's part of CYCLIC(x) <-> CYCLIC(Kx) under seed 001's direct, indirect and hybrid schedules (two phases through CYCLIC(lcm) for other Cyclic pairs), their planners, and the GDM model's choice for a Cyclic pair (plan_modeled, automatic_candidates, with_choice).
+/// @file Defines the plans of CYCLIC(x) <-> CYCLIC(Kx) under seed 001's direct, indirect and hybrid schedules (stages that forward through a relay area; two phases through CYCLIC(lcm) for other Cyclic pairs), their planners, and the GDM model's candidates for a Cyclic pair (automatic_candidates, plan_for_choice).
 #pragma once
 
 #include <algorithm>
@@ -23,6 +23,8 @@
 #include <redist/schedule/schedule.hpp>
 
 namespace redist {
+
+namespace detail {
 
 /// One block row item (the block of row i that started in column j, all its superblocks) as
 /// one rank sees it: in its source array (held < 0: the runs' src side, on this rank) or at
@@ -67,7 +69,7 @@ struct CirculantIo {
   friend constexpr bool operator==(const CirculantIo&, const CirculantIo&) = default;
 };
 
-/// One R(K, P) phase of one rank.
+/// One R(K, P) phase of one rank, as build_circulant_phase follows it (phase_stage makes it a stage).
 struct CirculantPhase {
   index::Circulant shape;
   bool reverse = false;     ///< CYCLIC(Kx) -> CYCLIC(x)
@@ -87,49 +89,6 @@ struct CirculantPhase {
   }
 };
 
-/// The plan of a Cyclic pair that runs either the basic-cycle calculation (method bcc: the plan
-/// `bcc`) or seed 001's circulant schedules (method circulant: `phases`, one R(K, P) when one
-/// block size divides the other, else two through CYCLIC(lcm(s, t)), the intermediate array
-/// living in the workspace).
-/// Under schedule::automatic / modeled `bcc` is the pair's complete BCC plan, also kept by a
-/// circulant plan as its fallback (`fallback`): when the scratch budget of the options cannot
-/// hold the circulant workspace on some rank, all ranks run BCC instead (agreed through the
-/// piece, see piece_limit). Under the forced policies (direct, indirect, hybrid) only bcc.general
-/// is set, and it only describes the circulant traffic (sends, recvs and schedule, no runs), for
-/// statistics, and the budget is not applied. The rank, the process count and the agreed piece
-/// live in bcc.general only.
-struct CirculantPlan {
-  CyclePlan bcc;
-  enum class method : unsigned char { bcc, circulant } kind = method::circulant;
-  bool fallback = false;                ///< bcc is a complete BCC plan
-  /// Whether execution takes the circulant phases (else the plan bcc).
-  bool runs_circulant() const noexcept { return kind == method::circulant && (!fallback || bcc.general.piece == 0); }
-  std::vector<CirculantPhase> phases;
-  index_t intermediate = 0;             ///< elements of this rank's CYCLIC(lcm) array (two phases)
-  schedule::CyclicChoice choice;        ///< what schedule::automatic / modeled chose (else unset)
-
-  /// Elements of workspace the circulant execution needs: the intermediate array, then the
-  /// largest relay and send areas of a phase.
-  index_t scratch_elements() const noexcept {
-    index_t e = 0;
-    for (const CirculantPhase& ph : phases) e = std::max(e, ph.held_size + ph.send_size);
-    return intermediate + e;
-  }
-  /// Communication steps of the schedule (all phases).
-  std::size_t steps() const noexcept {
-    std::size_t s = 0;
-    for (const CirculantPhase& ph : phases) s += ph.global_steps;
-    return s;
-  }
-  /// The piece size agreed by all ranks (see piece_limit(const CirculantPlan&)).
-  void set_piece(index_t piece) noexcept { bcc.set_piece(piece); }
-};
-
-/// The messages of a CirculantPlan: those of bcc (automatic, modeled: the BCC plan's, whichever
-/// method runs; forced policies: the circulant traffic, without runs).
-inline const Plan& messages_of(const CirculantPlan& plan) noexcept { return messages_of(plan.bcc); }
-
-namespace detail {
 
 /// The degree of a policy for a phase.
 constexpr int circulant_degree(const index::Circulant&, schedule::direct_t) { return 0; }
@@ -322,44 +281,114 @@ inline std::vector<PhaseShape> circulant_phases(index_t s, index_t t, index_t p)
   return {PhaseShape{index::Circulant(l / s, p), s, false}, PhaseShape{index::Circulant(l / t, p), t, true}};
 }
 
-/// The circulant plan of `rank`, each phase with the degree degree_of(shape) gives it.
+/// One phase as a stage of a plan (from -> to): per step, its send and its receive as messages
+/// whose runs are the items' runs (an item this rank holds in its relay area is one contiguous run
+/// there, in_relay). A receive of one final contiguous block goes straight into `to`; one that
+/// holds final blocks only lands in the scratch and is unpacked on arrival; any other lands in the
+/// relay area (relay_at) and stays there, its final blocks unpacked on arrival. Blocks that stay on
+/// this rank are its local copy. Steps of one group are posted together (joins_previous).
+inline Stage<Run> phase_stage(const CirculantPhase& ph, Buffer from, Buffer to) {
+  Stage<Run> st;
+  st.from = from;
+  st.to = to;
+  st.relay = ph.held_size;
+  st.forwards = ph.degree > 0;
+  std::vector<char> delivered(ph.items.size(), 0);
+  for (std::size_t k : ph.deliveries) delivered[k] = 1;
+  auto add = [&](Run r, bool relayed) {
+    st.runs.push_back(r);
+    st.in_relay.push_back(relayed ? 1 : 0);
+  };
+  // The runs of item `it` on the side that reads (send) or writes (receive) on this rank.
+  auto item_runs = [&](const CirculantItem& it, bool sending, bool final) {
+    if (sending && it.held >= 0) {
+      add(Run{it.held, 0, it.size, it.size, it.size, 1}, true);
+    } else if (!sending && !final) {
+      add(Run{0, it.held, it.size, it.size, it.size, 1}, true);
+    } else {
+      for (const Run& r : ph.runs_of(it)) add(r, false);
+    }
+  };
+  for (std::size_t t = 0; t < ph.steps.size(); ++t) {
+    const CirculantIo& io = ph.steps[t];
+    schedule::Step step;
+    step.joins_previous = t > 0 && io.group == ph.steps[t - 1].group;
+    if (io.send.peer >= 0 && io.send.size > 0) {
+      Message m;
+      m.peer = io.send.peer;
+      m.first = st.runs.size();
+      for (std::size_t k = io.send.first; k < io.send.first + io.send.count; ++k) item_runs(ph.items[ph.parts[k]], true, false);
+      m.nruns = st.runs.size() - m.first;
+      m.size = io.send.size;
+      m.direct = io.send.source_at >= 0 || io.send.held_at >= 0;
+      step.sends.push_back(st.sends.size());
+      st.sends.push_back(m);
+    }
+    if (io.recv.peer >= 0 && io.recv.size > 0) {
+      Message m;
+      m.peer = io.recv.peer;
+      m.first = st.runs.size();
+      for (std::size_t k = io.recv.first; k < io.recv.first + io.recv.count; ++k) {
+        const std::size_t it = ph.parts[k];
+        item_runs(ph.items[it], false, io.recv.dst_at >= 0 || io.unpack_now || delivered[it] != 0);
+      }
+      m.nruns = st.runs.size() - m.first;
+      m.size = io.recv.size;
+      m.direct = io.recv.dst_at >= 0;
+      if (!m.direct && !io.unpack_now) m.relay_at = io.recv.at;
+      step.recvs.push_back(st.recvs.size());
+      st.recvs.push_back(m);
+    }
+    st.schedule.steps.push_back(std::move(step));
+  }
+  // Local: the blocks that start and end here.
+  st.local.peer = -1;
+  st.local.first = st.runs.size();
+  for (std::size_t k : ph.deliveries) {
+    const CirculantItem& it = ph.items[k];
+    if (it.held >= 0) continue;
+    for (const Run& r : ph.runs_of(it)) add(r, false);
+    st.local.size += it.size;
+  }
+  st.local.nruns = st.runs.size() - st.local.first;
+  // No run of this rank in the relay area: its messages are plain (and may be cut into pieces
+  // when the stage does not forward).
+  if (std::find(st.in_relay.begin(), st.in_relay.end(), 1) == st.in_relay.end()) st.in_relay.clear();
+  return st;
+}
+
+/// The circulant plan of `rank` (seed 001): one stage per R(K, P) phase, each with the degree
+/// degree_of(shape) gives it; two phases go through the intermediate CYCLIC(lcm(s, t)) array.
 template <class DegreeOf>
-CirculantPlan plan_circulant(index_t s, index_t t, index_t n, int nprocs, int rank, DegreeOf&& degree_of) {
-  CirculantPlan plan;
-  plan.kind = CirculantPlan::method::circulant;
-  Plan& traffic = plan.bcc.general;
-  traffic.rank = rank;
-  traffic.nprocs = nprocs;
+Plan plan_circulant(index_t s, index_t t, index_t n, int nprocs, int rank, DegreeOf&& degree_of) {
+  Plan plan;
+  plan.rank = rank;
+  plan.nprocs = nprocs;
   const std::vector<PhaseShape> shapes = circulant_phases(s, t, nprocs);
-  for (const PhaseShape& ps : shapes) {
-    // The larger of this rank's local arrays of the phase: the round area's bound.
+  int degree = 0, depth = 0;
+  for (std::size_t f = 0; f < shapes.size(); ++f) {
+    const PhaseShape& ps = shapes[f];
+    // The larger of this rank's local arrays of the phase: the bound of a group's scratch.
     auto local = [&](index_t block) { return Cyclic<dynamic>::mapping(Cyclic<dynamic>(block), n, nprocs).local_size(rank); };
     const index_t limit = std::max(local(ps.x), local(ps.x * ps.shape.k));
-    plan.phases.push_back(build_circulant_phase(ps.shape, ps.x, n, rank, ps.reverse, degree_of(ps.shape), limit));
+    const int d = degree_of(ps.shape);
+    degree = std::max(degree, d);
+    depth = std::max(depth, schedule::indirect_depth(ps.shape));
+    const CirculantPhase ph = build_circulant_phase(ps.shape, ps.x, n, rank, ps.reverse, d, limit);
+    const Buffer from = f == 0 ? Buffer::source : Buffer::intermediate;
+    const Buffer to = f + 1 == shapes.size() ? Buffer::destination : Buffer::intermediate;
+    plan.stages.push_back(phase_stage(ph, from, to));
   }
   if (shapes.size() == 2) {
     const index_t l = shapes[0].x * shapes[0].shape.k;
     plan.intermediate = Cyclic<dynamic>::mapping(Cyclic<dynamic>(l), n, nprocs).local_size(rank);
   }
-  // The traffic, as a Plan (for statistics): one Message per send and receive, no runs.
-  for (const CirculantPhase& ph : plan.phases)
-    for (const CirculantIo& io : ph.steps) {
-      schedule::Step step;
-      if (io.send.peer >= 0 && io.send.size > 0) {
-        step.sends.push_back(traffic.sends.size());
-        traffic.sends.push_back(Message{io.send.peer, 0, 0, io.send.size, 0, false});
-      }
-      if (io.recv.peer >= 0 && io.recv.size > 0) {
-        step.recvs.push_back(traffic.recvs.size());
-        traffic.recvs.push_back(Message{io.recv.peer, 0, 0, io.recv.size, 0, false});
-      }
-      traffic.schedule.steps.push_back(std::move(step));
-    }
+  plan.schedule_name = degree == 0 ? "direct" : degree >= depth ? "indirect" : "hybrid(" + std::to_string(degree) + ")";
   return plan;
 }
 
 template <class Policy, class From, class To>
-CirculantPlan plan_circulant_policy(const From& from, const To& to, int rank, Policy policy, const char* name) {
+Plan plan_circulant_policy(const From& from, const To& to, int rank, Policy policy, const char* name) {
   check_cyclic_pair(from.size(), to.size(), from.nprocs(), to.nprocs(), rank, name);
   ++plans_built_counter();
   return plan_circulant(from.block_size(), to.block_size(), from.size(), from.nprocs(), rank,
@@ -378,15 +407,16 @@ constexpr const char* circulant_name(schedule::hybrid_t) { return "hybrid"; }
 template <class Policy>
 struct circulant_planner {
   template <class From, class To>
-  static constexpr bool supports = CyclicMapping<From> && CyclicMapping<To>;
+  static constexpr bool supports = CyclicLayout<From> && CyclicLayout<To>;
   template <class From, class To>
   static constexpr void require() {
     static_assert(supports<From, To>,
                   "redist::schedule::direct, indirect and hybrid require Cyclic<s> source and target distributions");
   }
   template <class From, class To>
-  static CirculantPlan plan(const From& from, const To& to, int rank, Policy p) {
-    return plan_circulant_policy(from, to, rank, p, circulant_name(p));
+  static Plan plan(const From& from, const To& to, int rank, Policy p) {
+    const auto [f, t] = cyclic_pair(from, to, circulant_name(p));
+    return plan_circulant_policy(f, t, rank, p, circulant_name(p));
   }
 };
 }  // namespace detail
@@ -423,50 +453,13 @@ CyclicModelInputs cyclic_model_inputs(const From& from, const To& to) {
   in.bcc_messages = std::min<index_t>(in.bcc_steps, nprocs - 1);
   return in;
 }
-
-/// The choice of the GDM model for a Cyclic pair: BCC or a circulant hybrid(d).
-template <class From, class To>
-schedule::CyclicChoice choose_for_cyclic(const From& from, const To& to, const schedule::modeled_t& m) {
-  const CyclicModelInputs in = cyclic_model_inputs(from, to);
-  return schedule::choose_cyclic(in.phases, in.nphases, in.bcc_messages, in.bcc_steps, from.size(), m.element_bytes,
-                                 m.machine);
-}
-
-/// The plan of `rank` that runs `choice`, with `bcc` (the pair's BCC plan) as its plan bcc and
-/// fallback. Counts no plan in plans_built.
-template <class From, class To>
-CirculantPlan plan_for_choice(const From& from, const To& to, int rank, const schedule::CyclicChoice& choice,
-                              const CyclePlan& bcc) {
-  CirculantPlan plan;
-  if (choice.kind == schedule::CyclicChoice::method::circulant)
-    plan = plan_circulant(from.block_size(), to.block_size(), from.size(), from.nprocs(), rank,
-                          [&](const index::Circulant& c) { return std::min(choice.d, schedule::indirect_depth(c)); });
-  plan.bcc = bcc;
-  plan.kind = choice.kind == schedule::CyclicChoice::method::bcc ? CirculantPlan::method::bcc
-                                                                  : CirculantPlan::method::circulant;
-  plan.fallback = true;
-  plan.choice = choice;
-  return plan;
-}
-
-/// The plan under the model's choice for a Cyclic pair.
-template <class From, class To>
-CirculantPlan plan_modeled(const From& from, const To& to, int rank, const schedule::modeled_t& m) {
-  check_cyclic_pair(from.size(), to.size(), from.nprocs(), to.nprocs(), rank, "automatic");
-  const schedule::CyclicChoice choice = choose_for_cyclic(from, to, m);
-  // The BCC plan, in its contention-free order (measured 6-22 % faster than BCC's appearance
-  // order on the four Cyclic cases of redist-bench, doc/performance.md): what runs when BCC is
-  // the choice, or the circulant workspace exceeds the budget (plan_with counts the plan once in
-  // plans_built).
-  return plan_for_choice(from, to, rank, choice, plan_with(from, to, rank, schedule::bcc_contention_free));
-}
 }  // namespace detail
 
-/// The schedules schedule::automatic times on the first run of a Cyclic pair's plan
-/// (DistArray's `b = a`, make_plan): BCC, always, and the hybrid(d) (d = 0: direct, up to the
-/// indirect depth) whose time under the GDM model of `m` is at most `window` times the cheapest
-/// prediction, cheapest first (schedule::cyclic_candidates). A pure function of the layouts:
-/// the same on every rank.
+/// The schedules the GDM model of `m` considers for a Cyclic pair: BCC, always, and the hybrid(d)
+/// (d = 0: direct, up to the indirect depth) whose time under the model is at most `window` times
+/// the cheapest prediction, cheapest first (schedule::cyclic_candidates). A pure function of the
+/// layouts: the same on every rank. The first is the model's choice; schedule::automatic times
+/// the others against it when the plan is run again (array/plan_cache.hpp).
 template <class From, class To>
   requires CyclicMapping<From> && CyclicMapping<To>
 std::vector<schedule::CyclicChoice> automatic_candidates(const From& from, const To& to,
@@ -476,44 +469,17 @@ std::vector<schedule::CyclicChoice> automatic_candidates(const From& from, const
                                      m.element_bytes, m.machine, window);
 }
 
-/// `plan` (made under schedule::automatic or modeled for from -> to) running `choice` instead:
-/// the same BCC plan (bcc) as its fallback, the circulant phases of `choice`. This is how
-/// schedule::automatic switches to the candidate it measured fastest; it counts no plan in
-/// plans_built.
+/// The plan of `rank` that runs `choice` for the Cyclic pair from -> to: the basic-cycle
+/// calculation in its contention-free order (measured 6-22 % faster than BCC's appearance order
+/// on the four Cyclic cases of redist-bench, doc/performance.md), or the circulant hybrid(d).
 template <class From, class To>
   requires CyclicMapping<From> && CyclicMapping<To>
-CirculantPlan with_choice(const CirculantPlan& plan, const From& from, const To& to,
-                          const schedule::CyclicChoice& choice) {
-  REDIST_EXPECTS(plan.fallback, "redist::with_choice(plan, from, to, choice) requires a plan of schedule::automatic or modeled");
-  return detail::plan_for_choice(from, to, plan.bcc.general.rank, choice, plan.bcc);
-}
-
-/// The piece size for a scratch budget of `budget` elements, agreed by all ranks (the smallest
-/// nonzero value wins; 0 means no limit):
-///  - a BCC plan: as piece_limit(const CyclePlan&);
-///  - a circulant plan with its BCC fallback (automatic, modeled): 0 when the circulant workspace
-///    (scratch_elements) fits, so that the circulant schedule runs only when every rank can afford
-///    it; else BCC's piece (at least 1), which makes every rank run BCC. The agreed piece is the
-///    smallest among the ranks that do not fit; a rank whose circulant workspace fitted but whose
-///    BCC needs smaller pieces may then exceed its budget (by the difference between the ranks'
-///    needs, a few blocks for the nearly equal local arrays of Cyclic layouts);
-///  - a circulant plan of a forced policy: 0. Circulant messages are not cut; their workspace is
-///    scratch_elements() whatever the budget (doc/circulant.md).
-inline index_t piece_limit(const CirculantPlan& plan, index_t budget) {
-  if (plan.kind == CirculantPlan::method::circulant && !plan.fallback) return 0;
-  const index_t bcc = piece_limit(plan.bcc, budget);
-  if (plan.kind == CirculantPlan::method::bcc) return bcc;
-  if (plan.scratch_elements() <= budget) return 0;
-  return bcc != 0 ? bcc : std::max<index_t>(plan.bcc.quantum, plan.bcc.slots * plan.bcc.quantum);
-}
-
-/// The workspace of a CirculantPlan (see WorkspaceNeed): the circulant execution's
-/// scratch_elements() when it may run, the BCC plan's when that may.
-inline WorkspaceNeed workspace_need(const CirculantPlan& plan, index_t budget) {
-  if (plan.kind == CirculantPlan::method::bcc) return workspace_need(plan.bcc, budget);
-  if (!plan.fallback) return {plan.scratch_elements(), 0};
-  const WorkspaceNeed bcc = workspace_need(plan.bcc, budget);
-  return {piece_limit(plan, budget) == 0 ? std::max(bcc.buffer, plan.scratch_elements()) : bcc.buffer, 0};
+Plan plan_for_choice(const From& from, const To& to, int rank, const schedule::CyclicChoice& choice) {
+  detail::check_cyclic_pair(from.size(), to.size(), from.nprocs(), to.nprocs(), rank, "automatic");
+  if (choice.kind == schedule::CyclicChoice::method::bcc) return plan_with(from, to, rank, schedule::bcc_contention_free);
+  ++detail::plans_built_counter();
+  return detail::plan_circulant(from.block_size(), to.block_size(), from.size(), from.nprocs(), rank,
+                                [&](const index::Circulant& c) { return std::min(choice.d, schedule::indirect_depth(c)); });
 }
 
 }  // namespace redist

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <numeric>
 #include <optional>
+#include <type_traits>
 
 #include <redist/dist/grid.hpp>
 #include <redist/dist/ldd.hpp>
@@ -96,6 +97,27 @@ constexpr index_t origin_of(const M& m, int r) {
 }
 }  // namespace detail
 
+
+namespace detail {
+/// The 1-D distribution of the one dimension of a rank-1 grid layout without origin (the layout
+/// of a 1-D array: Dist<D>::basic_mapping gives D), or void for any other layout. The planners
+/// look through it to the 1-D schedules of D (as_cyclic, as_gen_block).
+template <class M>
+struct rank_one_distribution {
+  using type = void;
+};
+template <class M>
+  requires GridLayout<M> && (M::rank() == 1) && (!HasOrigin<M>) && requires(const M& m) {
+    typename M::distribution_type;
+    m.is_linear();
+    m.linear();
+  }
+struct rank_one_distribution<M> {
+  using type = std::remove_cvref_t<decltype(std::declval<const typename M::distribution_type&>().template get<0>())>;
+};
+template <class M>
+using rank_one_distribution_t = typename rank_one_distribution<M>::type;
+}  // namespace detail
 
 namespace detail {
 /// A 1-D layout seen as what it is, the rank-1 grid layout of its processes: grid coordinate c

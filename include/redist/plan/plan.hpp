@@ -13,8 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include <redist/detail/math.hpp>
+#include <redist/dist/any.hpp>
+#include <redist/dist/cyclic.hpp>
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/grid.hpp>
+#include <redist/index/basic_cycle.hpp>
 #include <redist/index/grid.hpp>
 #include <redist/index/intersect.hpp>
 #include <redist/index/section.hpp>
@@ -35,45 +39,110 @@ inline std::atomic<std::size_t>& plans_built_counter() noexcept {
 /// `b = a` between the same layouts reuses its plan and does not add to it.
 inline std::size_t plans_built() noexcept { return detail::plans_built_counter().load(); }
 
-/// The runs exchanged with one peer. runs[first, first + nruns) of the plan, packed in that order.
+/// A buffer that a stage's messages and copies read or write, named so that one executor runs
+/// every plan (runtime::execute): the arrays of the assignment, and the two buffers a plan may keep
+/// in its workspace.
+enum class Buffer : unsigned char {
+  source,        ///< this rank's local part of the source array
+  destination,   ///< this rank's local part of the destination array
+  intermediate,  ///< an intermediate array (BasicPlan::intermediate elements: multi-phase, two circulant phases)
+  relay          ///< a stage's relay area (Stage::relay elements): blocks received to be forwarded later (seed 001)
+};
+
+/// The runs exchanged with one peer: runs[first, first + nruns) of the stage, packed in that order
+/// (or in the order of the stage's walks).
 struct Message {
   int peer = -1;
   std::size_t first = 0;
   std::size_t nruns = 0;
   index_t size = 0;          ///< elements
-  index_t offset = 0;        ///< element offset in the scratch buffer; unused when direct
-  bool direct = false;       ///< one contiguous run: sent from / received into the array itself
+  /// One contiguous run: sent from, or received into, its buffer in place (no pack, no unpack).
+  bool direct = false;
+  /// A receive that lands in the relay area at this offset and stays there: its runs in the relay
+  /// area (Stage::in_relay) are already in place, the others are unpacked from it. -1: none.
+  index_t relay_at = -1;
   friend bool operator==(const Message&, const Message&) = default;
 };
 
-/// One rank's part of a redistribution: what it sends to and receives from each peer (as runs:
-/// Run for 1-D layouts, Section for N-D ones), what it copies locally, and in which steps.
-/// Building it needs no communication, so the plans of all ranks can be built in one process
-/// (the virtual-rank simulator does).
+/// One section of a basic cycle bound to a stage's messages, in elements: what the one-pass pack
+/// and unpack of runtime/pack.hpp (pack_cycles) follow.
+struct CycleSection {
+  index_t offset = 0;       ///< local offset in the basic cycle
+  index_t len = 0;          ///< elements
+  index_t peer_offset = 0;  ///< the peer's local offset (for a local section: in this rank's destination)
+  int slot = 0;             ///< index of its message in the stage's sends (send pattern) or recvs (receive pattern), or local_section
+  friend constexpr bool operator==(const CycleSection&, const CycleSection&) = default;
+};
+
+/// The slot of a section that stays on its rank: copied from source to destination by the pack.
+inline constexpr int local_section = -1;
+
+/// The basic-cycle templates of a stage (seed 000), as a second way of packing the same messages:
+/// every message of a round of basic cycles in one pass over the local array, cycle by cycle (the
+/// paper's order), instead of message by message. Empty (cycle == 0) for other stages.
+struct Cycles {
+  index_t cycle = 0;        ///< lcm(s, t): local elements of one basic cycle, on every rank
+  index_t full_cycles = 0;  ///< C = n / (M · lcm(s, t)): the complete basic cycles of every local array
+  index_t slots = 0;        ///< C, plus 1 when the last period is ragged: the cycles to move
+  std::vector<CycleSection> send_pattern;  ///< this rank's send template as sections, in local order
+  std::vector<CycleSection> recv_pattern;  ///< its receive template
+  std::vector<index_t> send_per_cycle;     ///< per send: its elements in one full cycle (C = 0: all)
+  std::vector<index_t> recv_per_cycle;     ///< per receive
+  /// lcm(s, t) + 1, more than any rank sends another in one cycle; the same on every rank. An agreed
+  /// piece >= quantum means piece / quantum cycles per round of the one-pass pack.
+  index_t quantum = 1;
+
+  explicit operator bool() const noexcept { return cycle > 0; }
+  /// Elements of a message (per_cycle, size) in the cycle slots [a, b).
+  constexpr index_t elements_in(index_t per_cycle, index_t msg_size, index_t a, index_t b) const noexcept {
+    index_t e = std::max<index_t>(0, std::min(b, full_cycles) - a) * per_cycle;
+    if (b > full_cycles && a <= full_cycles) e += msg_size - full_cycles * per_cycle;
+    return e;
+  }
+  /// Elements of scratch one cycle of this rank's remote messages needs (sends and receives).
+  constexpr index_t scratch_per_cycle() const noexcept {
+    index_t e = 0;
+    for (index_t x : send_per_cycle) e += x;
+    for (index_t x : recv_per_cycle) e += x;
+    return e;
+  }
+  friend bool operator==(const Cycles&, const Cycles&) = default;
+};
+
+/// One stage of a plan on one rank: messages between two named buffers (what it sends to and
+/// receives from each peer, as runs: Run for 1-D layouts, sections for N-D ones), the runs it copies
+/// locally, and the steps in which the messages go:
+///   from |-> to, by sends, recvs and local, in schedule's steps.
+/// A stage may forward: a send's runs may read the relay area, where an earlier step's receive
+/// stays (in_relay, Message::relay_at). It may also carry its basic-cycle templates (cycles), a
+/// second, one-pass way of packing its messages.
 template <class R>
-struct BasicPlan {
-  using run_type = R;
-  int rank = 0;
-  int nprocs = 1;
+struct Stage {
+  Buffer from = Buffer::source;
+  Buffer to = Buffer::destination;
   std::vector<R> runs;                    ///< all runs: messages' and local
   std::vector<Message> sends;             ///< no message to self
   std::vector<Message> recvs;
-  Message local;                          ///< runs copied directly, src -> dst, on this rank
+  Message local;                          ///< runs copied directly, from -> to, on this rank
   schedule::Schedule schedule;
-  index_t send_scratch = 0;               ///< elements of scratch for packed sends
-  index_t recv_scratch = 0;               ///< elements of scratch for unpacked receives
-  /// 0: messages move whole. Otherwise every message (of every rank: the value must be the same
-  /// on all ranks) moves in rounds, as pieces of at most `piece` elements: round j of a step
-  /// moves elements [j·piece, (j+1)·piece) of each of the step's messages.
-  index_t piece = 0;
   /// The source and the destination in storage order (plan/walk.hpp): with them, a message's
   /// packed order is the sender's storage order restricted to the pair (runtime::pack_message);
-  /// without (plans not built from layouts), the order of its runs.
+  /// without (stages not built from layouts), the order of its runs.
   Walk send_walk, recv_walk;
+  /// Per run, 1 when its side on this rank is the relay area: a send's run reads it (src offset in
+  /// the area), a receive's run is kept there (dst offset). Empty: no run is.
+  std::vector<unsigned char> in_relay;
+  /// True when the stage's schedule forwards blocks through relay areas (an indirect or hybrid
+  /// circulant phase). The same on every rank, unlike in_relay (a rank may hold nothing to
+  /// forward): structural decisions (direct(), pieces, budget) use this.
+  bool forwards = false;
+  index_t relay = 0;                      ///< elements of the relay area
+  Cycles cycles;
 
   std::span<const R> runs_of(const Message& m) const noexcept {
     return std::span<const R>(runs).subspan(m.first, m.nruns);
   }
+  bool relayed(std::size_t run) const noexcept { return !in_relay.empty() && in_relay[run] != 0; }
   index_t elements_sent() const noexcept {
     index_t s = 0;
     for (const auto& m : sends) s += m.size;
@@ -86,17 +155,76 @@ struct BasicPlan {
   }
 };
 
+/// One rank's part of a redistribution: a list of stages (one for most plans; two through an
+/// intermediate array for the multi-phase method and two-phase circulant schedules), run one after
+/// the other by runtime::execute. Building it needs no communication, so the plans of all ranks
+/// can be built in one process (the virtual-rank simulator does). Every schedule of redist, and
+/// every user schedule (planner<Policy>), builds this one type.
+template <class R>
+struct BasicPlan {
+  using run_type = R;
+  int rank = 0;
+  int nprocs = 1;
+  std::vector<Stage<R>> stages;
+  index_t intermediate = 0;               ///< elements of the intermediate array (Buffer::intermediate)
+  /// 0: messages move whole. Otherwise every message (of every rank: the value must be the same
+  /// on all ranks) moves in rounds, as pieces of at most `piece` elements: round j moves elements
+  /// [j·piece, (j+1)·piece) of each message; a stage with basic cycles moves piece / quantum
+  /// cycles per round when piece >= its quantum. Stages that forward (relay) move whole.
+  index_t piece = 0;
+  /// The schedule it runs, as explain() names it ("all_at_once", "bcc", "hybrid(2)", ...).
+  std::string schedule_name = "all_at_once";
+
+  /// The stage of a one-stage plan (the general plan, BCC, GEN_BLOCK, the stepwise schedules).
+  const Stage<R>& only() const {
+    REDIST_EXPECTS(stages.size() == 1, "redist::BasicPlan::only() requires a plan of one stage");
+    return stages.front();
+  }
+  Stage<R>& only() {
+    REDIST_EXPECTS(stages.size() == 1, "redist::BasicPlan::only() requires a plan of one stage");
+    return stages.front();
+  }
+  /// Messages this rank sends to other ranks, over all stages.
+  std::size_t messages_sent() const noexcept {
+    std::size_t n = 0;
+    for (const auto& st : stages) n += st.sends.size();
+    return n;
+  }
+  index_t elements_sent() const noexcept {
+    index_t n = 0;
+    for (const auto& st : stages) n += st.elements_sent();
+    return n;
+  }
+  /// Steps of the schedule, over all stages (every rank of a stage has the same number).
+  std::size_t steps() const noexcept {
+    std::size_t n = 0;
+    for (const auto& st : stages) n += st.schedule.size();
+    return n;
+  }
+  /// True when the plan is one stage from the source to the destination that forwards nothing:
+  /// its messages are the pairs' own, which node peers can copy from shared memory instead.
+  bool direct() const noexcept {
+    return stages.size() == 1 && stages[0].from == Buffer::source && stages[0].to == Buffer::destination &&
+           !stages[0].forwards;
+  }
+};
+
 /// The plan of a 1-D redistribution.
 using Plan = BasicPlan<Run>;
 /// The plan of an N-D redistribution of rank N <= 4 (rank N: BasicPlan<section_for<N>>).
 using GridPlan = BasicPlan<Section>;
 
-/// The messages of a plan (sends, recvs, schedule, runs), for code that reads any plan's traffic:
-/// a BasicPlan is its own; CyclePlan and CirculantPlan give theirs by the same name.
+namespace detail {
+template <class P>
+inline constexpr bool is_basic_plan = false;
 template <class R>
-const BasicPlan<R>& messages_of(const BasicPlan<R>& plan) noexcept {
-  return plan;
-}
+inline constexpr bool is_basic_plan<BasicPlan<R>> = true;
+}  // namespace detail
+
+/// What a planner builds and runtime::execute runs: a BasicPlan<R> (stages of messages between
+/// named buffers) for a run type R (Run, or an N-D section).
+template <class P>
+concept StagedPlan = detail::is_basic_plan<P>;
 
 namespace detail {
 enum class side { src, dst };
@@ -115,45 +243,111 @@ bool contiguous_chain(const std::vector<R>& runs, side where) {
   return !runs.empty();
 }
 
-/// Collects the runs of one message into plan.runs and describes them.
+/// Collects the runs of one message into st.runs and describes them.
 template <class R, class Collect>
-Message collect_message(BasicPlan<R>& plan, int peer, side where, Collect&& collect) {
+Message collect_message(Stage<R>& st, int peer, side where, Collect&& collect) {
   Message m;
   m.peer = peer;
-  m.first = plan.runs.size();
+  m.first = st.runs.size();
   std::vector<R> runs;
   collect(runs);
   for (const R& r : runs) m.size += r.size();
   m.nruns = runs.size();
   m.direct = contiguous_chain(runs, where);
-  plan.runs.insert(plan.runs.end(), runs.begin(), runs.end());
+  st.runs.insert(st.runs.end(), runs.begin(), runs.end());
   return m;
 }
 
-/// plan's messages with every other rank, and one all-at-once step: send(q, out) appends to out
-/// the runs plan.rank sends to q, receive(q, out) those it receives from q (none: no message).
+/// st's messages with every other rank, and one all-at-once step: send(q, out) appends to out
+/// the runs `rank` sends to q, receive(q, out) those it receives from q (none: no message).
 /// Peers are visited in the order rank+1, rank+2, ... for sends and rank-1, rank-2, ... for
 /// receives (mod P), so that in an all-at-once exchange ranks do not all start with the same peer.
-/// A packed message gets its place in the send or receive scratch; a contiguous one none.
 template <class R, class Send, class Receive>
-void add_messages(BasicPlan<R>& plan, Send&& send, Receive&& receive) {
-  const int rank = plan.rank, nprocs = plan.nprocs;
-  auto add = [&](int q, side where, auto& collect, std::vector<Message>& list, index_t& scratch) {
-    Message m = collect_message(plan, q, where, [&](std::vector<R>& out) { collect(q, out); });
-    if (m.size > 0) {
-      if (!m.direct) m.offset = std::exchange(scratch, scratch + m.size);
-      list.push_back(m);
-    } else {
-      plan.runs.resize(m.first);
-    }
+void add_messages(Stage<R>& st, int rank, int nprocs, Send&& send, Receive&& receive) {
+  auto add = [&](int q, side where, auto& collect, std::vector<Message>& list) {
+    Message m = collect_message(st, q, where, [&](std::vector<R>& out) { collect(q, out); });
+    if (m.size > 0) list.push_back(m);
+    else st.runs.resize(m.first);
   };
-  for (int d = 1; d < nprocs; ++d) add((rank + d) % nprocs, side::src, send, plan.sends, plan.send_scratch);
-  for (int d = 1; d < nprocs; ++d) add((rank - d + nprocs) % nprocs, side::dst, receive, plan.recvs, plan.recv_scratch);
-  plan.schedule = schedule::make_all_at_once(plan.sends.size(), plan.recvs.size());
+  for (int d = 1; d < nprocs; ++d) add((rank + d) % nprocs, side::src, send, st.sends);
+  for (int d = 1; d < nprocs; ++d) add((rank - d + nprocs) % nprocs, side::dst, receive, st.recvs);
+  st.schedule = schedule::make_all_at_once(st.sends.size(), st.recvs.size());
 }
 }  // namespace detail
 
 namespace detail {
+/// True for the mapping of a Cyclic<X>.
+template <class M>
+concept cyclic_1d = requires { typename M::distribution_type; } && is_cyclic_distribution<typename M::distribution_type>;
+
+/// The 1-D CYCLIC mapping a dimension's 1-D mapping is (Cyclic<X>::mapping, or AnyDist's when it
+/// holds one; nullptr when it does not), or nullptr (std::nullptr_t) for one that never is.
+template <class M>
+auto cyclic_of(const M& m) noexcept {
+  if constexpr (cyclic_1d<M>)
+    return &m;
+  else if constexpr (std::is_same_v<M, AnyDist::mapping>)
+    return m.template get_if<Cyclic<dynamic>::mapping>();
+  else
+    return nullptr;
+}
+
+/// The run provider of one dimension pair of a plan: t[c], for every grid coordinate c of the
+/// other side's dimension, the runs between coordinate `mine` of this side's dimension and c
+/// (who: the side this rank is on; dimension d of `from`, dimension k of `to`). A Cyclic to Cyclic
+/// pair on the same number of processes takes the basic-cycle templates of seed 000
+/// (index::cycle_table; static tables when both block sizes and the grid's extent along the
+/// dimension are in the layouts' types); any other pair, the LDD intersection of seed 003. Both
+/// give the same runs.
+template <class From, class To>
+void dimension_table(const From& from, std::size_t d, int mine, const To& to, std::size_t k, index::side who,
+                     std::vector<std::vector<Run>>& t) {
+  const bool sender = who == index::side::sender;
+  const int other_extent = sender ? to.grid().extent(k) : from.grid().extent(d);
+  t.assign(static_cast<std::size_t>(other_extent), {});
+  bool done = false;
+  if constexpr (requires { from.visit_dimension(d, [](const auto&, auto) {}); to.visit_dimension(k, [](const auto&, auto) {}); }) {
+    // The first layout's facts are taken in the outer lambda, as values: the inner one captures
+    // nothing whose type depends on the outer one's parameters (clang checks such uses when the
+    // outer lambda is instantiated; g++ 12 loses their type).
+    from.visit_dimension(d, [&](const auto& mf, auto pf) {
+      const auto cf = cyclic_of(mf);
+      if constexpr (!std::is_null_pointer_v<decltype(cf)>) {
+        if (cf == nullptr) return;
+        constexpr auto static_from = std::remove_cvref_t<decltype(*cf)>::distribution_type::static_block_size();
+        constexpr std::size_t extent_from = decltype(pf)::value;
+        const index_t block_from = cf->block_size(), n = cf->size();
+        const int np = cf->nprocs();
+        to.visit_dimension(k, [&](const auto& mt, auto pt) {
+          const auto ct = cyclic_of(mt);
+          if constexpr (!std::is_null_pointer_v<decltype(ct)>) {
+            if (ct == nullptr || np != ct->nprocs() || n != ct->size()) return;
+            using CT = std::remove_cvref_t<decltype(*ct)>;
+            constexpr std::size_t P = extent_from == decltype(pt)::value ? extent_from : dynamic;
+            auto virtual_of = [&](int c, int offset) { return static_cast<int>(floor_mod(c - offset, np)); };
+            const int vm = virtual_of(mine, sender ? from.offsets()[d] : to.offsets()[k]);
+            std::vector<std::vector<Run>> by_process;
+            index::cycle_table<static_from, CT::distribution_type::static_block_size(), P>(
+                block_from, ct->block_size(), np, n, vm, who, by_process);
+            const int other_offset = sender ? to.offsets()[k] : from.offsets()[d];
+            for (int c = 0; c < other_extent; ++c)
+              t[static_cast<std::size_t>(c)] = std::move(by_process[static_cast<std::size_t>(virtual_of(c, other_offset))]);
+            done = true;
+          }
+        });
+      }
+    });
+  }
+  if (done) return;
+  if (sender) {
+    const auto m = from.ldds(d, mine);
+    for (int c = 0; c < other_extent; ++c) index::intersect(m, to.ldds(k, c), t[static_cast<std::size_t>(c)]);
+  } else {
+    const auto m = to.ldds(k, mine);
+    for (int c = 0; c < other_extent; ++c) index::intersect(from.ldds(d, c), m, t[static_cast<std::size_t>(c)]);
+  }
+}
+
 /// The one plan builder: the plan of `rank` for moving an array from the layout fv (a grid view:
 /// a grid layout, a transposed one, or a 1-D layout as rank_one) to `to`, with runs of type R
 /// (Run for a 1-D pair, whose rank-1 sections are runs; section_for<N> otherwise). For every
@@ -181,28 +375,23 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
   BasicPlan<R> plan;
   plan.rank = rank;
   plan.nprocs = nprocs;
+  Stage<R>& stage = plan.stages.emplace_back();
   const auto my_src = from.coords_of(rank);
   const auto my_dst = to.coords_of(rank);
 
   // runs[d][c]: source dimension d at coordinate cs[d] ∩ destination dimension dst_dim[d] at coordinate c.
   using Table = std::array<std::vector<std::vector<Run>>, N>;
+  // Each dimension's runs from its run provider (dimension_table): the basic-cycle templates for
+  // Cyclic to Cyclic, the LDD intersection otherwise.
   auto sender_side = [&](const auto& cs) {
     Table t;
-    for (std::size_t d = 0; d < N; ++d) {
-      const std::size_t k = dst_dim[d];
-      const auto mine = from.ldds(d, cs[d]);
-      t[d].resize(static_cast<std::size_t>(to.grid().extent(k)));
-      for (int c = 0; c < to.grid().extent(k); ++c) index::intersect(mine, to.ldds(k, c), t[d][c]);
-    }
+    for (std::size_t d = 0; d < N; ++d) dimension_table(from, d, cs[d], to, dst_dim[d], index::side::sender, t[d]);
     return t;
   };
   auto receiver_side = [&](const auto& cd) {
     Table t;
-    for (std::size_t d = 0; d < N; ++d) {
-      const auto mine = to.ldds(dst_dim[d], cd[dst_dim[d]]);
-      t[d].resize(static_cast<std::size_t>(from.grid().extent(d)));
-      for (int c = 0; c < from.grid().extent(d); ++c) index::intersect(from.ldds(d, c), mine, t[d][c]);
-    }
+    for (std::size_t d = 0; d < N; ++d)
+      dimension_table(from, d, cd[dst_dim[d]], to, dst_dim[d], index::side::receiver, t[d]);
     return t;
   };
   // The sections between sender coordinates cs (rank s) and receiver coordinates cd (rank r).
@@ -227,11 +416,11 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
   if (my_src) sends = sender_side(*my_src);
   if (my_dst) recvs = receiver_side(*my_dst);
   if (my_src && my_dst)
-    plan.local = collect_message(plan, rank, side::src, [&](std::vector<R>& out) {
+    stage.local = collect_message(stage, rank, side::src, [&](std::vector<R>& out) {
       pair_sections(*sends, false, *my_src, rank, *my_dst, rank, out);
     });
   add_messages(
-      plan,
+      stage, rank, nprocs,
       [&](int q, std::vector<R>& out) {
         const auto cq = to.coords_of(q);
         if (my_src && cq) pair_sections(*sends, false, *my_src, rank, *cq, q, out);
@@ -272,8 +461,8 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
     const auto st = from.strides(rank);
     for (std::size_t k = 0; k < N; ++k)
       dims[k] = WalkInput{&(*sends)[order[k]], extent_of(from.ldds(order[k], (*my_src)[order[k]])), st[order[k]]};
-    plan.send_walk = make_walk(
-        dims, peer_coords(plan.sends, [&](int q, std::size_t k) { return index_t{(*to.coords_of(q))[dst_dim[order[k]]]}; }),
+    stage.send_walk = make_walk(
+        dims, peer_coords(stage.sends, [&](int q, std::size_t k) { return index_t{(*to.coords_of(q))[dst_dim[order[k]]]}; }),
         true);
   }
   if (my_dst) {
@@ -282,8 +471,8 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
       const std::size_t q = dst_dim[order[k]];
       dims[k] = WalkInput{&(*recvs)[order[k]], extent_of(to.ldds(q, (*my_dst)[q])), st[q]};
     }
-    plan.recv_walk = make_walk(
-        dims, peer_coords(plan.recvs, [&](int q, std::size_t k) { return index_t{(*from.coords_of(q))[order[k]]}; }),
+    stage.recv_walk = make_walk(
+        dims, peer_coords(stage.recvs, [&](int q, std::size_t k) { return index_t{(*from.coords_of(q))[order[k]]}; }),
         false);
     // A message received straight into dst needs the packed order to be dst's storage order:
     // the walk must go through dst in dst's own order of dimensions.
@@ -291,11 +480,7 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
     for (std::size_t k = 0; k < N; ++k)
       own_order = own_order && dst_dim[order[k]] == (to.storage().order == Order::column_major ? k : N - 1 - k);
     if (!own_order)
-      for (Message& m : plan.recvs)
-        if (m.direct) {
-          m.direct = false;
-          m.offset = std::exchange(plan.recv_scratch, plan.recv_scratch + m.size);
-        }
+      for (Message& m : stage.recvs) m.direct = false;
   }
   return plan;
 }
@@ -318,8 +503,8 @@ Plan build_plan(const From& from, const To& to, int rank) {
 
 /// The plan of `rank` for moving an N-D array from the layout `from` to the layout `to`: the
 /// same global extents (after from's permutation, if it is Transposed), any grids, any process
-/// subsets of one communicator (a BasicPlan<section_for<N>>). Peers are visited from rank + 1
-/// on, as for 1-D layouts.
+/// subsets of one communicator (a BasicPlan<section_for<N>>; for rank 1, a Plan of runs). Peers
+/// are visited from rank + 1 on, as for 1-D layouts.
 template <GridSource From, GridLayout To>
 auto build_plan(const From& from_view, const To& to, int rank) {
   const auto fv = detail::view_of(from_view);
@@ -333,7 +518,13 @@ auto build_plan(const From& from_view, const To& to, int rank) {
                    "redist::build_plan(from, to, rank) requires from and to to have the same extents (dimension " +
                        std::to_string(k) + ": " + std::to_string(from.extent(fv.perm[k])) + " vs " +
                        std::to_string(to.extent(k)) + ")");
-  return detail::build_plan_of<section_for<N>>(fv, to, rank);
+  // A rank-1 pair without origins (a 1-D array on any grid of the communicator: a subset, an
+  // offset, a rank map) has unit strides: its sections are runs, and its plan is a Plan.
+  using From0 = std::remove_cvref_t<decltype(from)>;
+  if constexpr (N == 1 && !detail::HasOrigin<From0> && !detail::HasOrigin<To>)
+    return detail::build_plan_of<Run>(fv, to, rank);
+  else
+    return detail::build_plan_of<section_for<N>>(fv, to, rank);
 }
 
 /// build_plan of N-D layouts, by its N-D name.
@@ -342,18 +533,36 @@ auto build_grid_plan(const From& from, const To& to, int rank) {
   return build_plan(from, to, rank);
 }
 
-/// The largest piece size C for which this rank's packed (not direct) messages of any one step,
-/// cut into pieces of at most C elements, need at most `budget` elements of scratch per round:
-/// Σ min(size, C) <= budget (water-filling). 0 when whole messages fit. Throws redist::error
-/// when the budget is smaller than one element per packed message of a step.
+namespace detail {
+/// Calls f(first, last) for each group of consecutive steps of a schedule posted together
+/// (a step with joins_previous joins the group of the step before it).
+template <class F>
+void for_each_group(const schedule::Schedule& s, F&& f) {
+  std::size_t k = 0;
+  while (k < s.steps.size()) {
+    std::size_t e = k + 1;
+    while (e < s.steps.size() && s.steps[e].joins_previous) ++e;
+    f(k, e);
+    k = e;
+  }
+}
+
+/// The largest piece size C for which this rank's packed (not direct) messages of any one group
+/// of steps of st (the steps posted together, for_each_group), cut into pieces of at most C
+/// elements, need at most `budget` elements of scratch per round: Σ min(size, C) <= budget
+/// (water-filling). 0 when whole messages fit. Throws redist::error when the budget is smaller
+/// than one element per packed message of a group.
 template <class R>
-index_t piece_limit(const BasicPlan<R>& plan, index_t budget) {
+index_t step_piece_limit(const Stage<R>& st, index_t budget) {
   index_t limit = 0;
   std::vector<index_t> sizes;
-  for (const schedule::Step& step : plan.schedule.steps) {
+  for_each_group(st.schedule, [&](std::size_t first, std::size_t last) {
     sizes.clear();
-    for (std::size_t i : step.sends) if (!plan.sends[i].direct) sizes.push_back(plan.sends[i].size);
-    for (std::size_t i : step.recvs) if (!plan.recvs[i].direct) sizes.push_back(plan.recvs[i].size);
+    for (std::size_t t = first; t < last; ++t) {
+      const schedule::Step& step = st.schedule.steps[t];
+      for (std::size_t i : step.sends) if (!st.sends[i].direct) sizes.push_back(st.sends[i].size);
+      for (std::size_t i : step.recvs) if (!st.recvs[i].direct) sizes.push_back(st.recvs[i].size);
+    }
     std::sort(sizes.begin(), sizes.end());
     index_t left = budget, c = 0;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -369,35 +578,121 @@ index_t piece_limit(const BasicPlan<R>& plan, index_t budget) {
       detail::report_error("redist::options requires max_scratch_bytes to hold at least one element per message of a step (" +
                            std::to_string(sizes.size()) + " messages, budget " + std::to_string(budget) + " elements)");
     if (c > 0) limit = limit == 0 ? c : std::min(limit, c);
+  });
+  return limit;
+}
+
+/// The piece size of a stage with basic cycles, which also says (the same on every rank, once
+/// agreed) how it runs:
+///  - 0: everything fits; the one-pass pack moves all cycles in one round;
+///  - >= quantum: the one-pass pack, piece / quantum cycles per round (each round's scratch is
+///    at most that many cycles' worth of this rank's remote elements, within budget);
+///  - in [1, quantum): message by message (run order), in pieces of at most `piece` elements —
+///    when one cycle does not fit the budget, or that way needs smaller pieces anyway.
+template <class R>
+index_t cycles_piece_limit(const Stage<R>& st, index_t budget) {
+  const Cycles& c = st.cycles;
+  if (st.elements_sent() + st.elements_received() <= budget) return 0;
+  const index_t need = c.scratch_per_cycle();
+  const index_t cycles = need == 0 ? c.slots : std::min(c.slots, budget / need);
+  const index_t general = step_piece_limit(st, budget);
+  const index_t small = c.quantum - 1;  // >= 1 here: some message does not fit
+  if (cycles >= 1 && (general == 0 || general >= small))
+    return detail::checked_mul(cycles, c.quantum, "the piece of a basic-cycle round");
+  return general == 0 ? small : std::min(general, small);
+}
+
+/// Elements of scratch one step group of a forwarding stage posts at once: its packed sends and
+/// the receives that are neither direct nor kept in the relay area.
+template <class R>
+index_t relay_group_scratch(const Stage<R>& st, std::size_t first, std::size_t last) {
+  index_t e = 0;
+  for (std::size_t k = first; k < last; ++k) {
+    for (std::size_t i : st.schedule.steps[k].sends) e += st.sends[i].direct ? 0 : st.sends[i].size;
+    for (std::size_t i : st.schedule.steps[k].recvs)
+      e += st.recvs[i].direct || st.recvs[i].relay_at >= 0 ? 0 : st.recvs[i].size;
+  }
+  return e;
+}
+
+/// Elements of scratch a forwarding stage needs besides its relay area: its largest group's.
+template <class R>
+index_t relay_scratch(const Stage<R>& st) {
+  index_t most = 0;
+  for_each_group(st.schedule, [&](std::size_t a, std::size_t b) { most = std::max(most, relay_group_scratch(st, a, b)); });
+  return most;
+}
+}  // namespace detail
+
+/// The largest piece size for which this rank's messages fit a scratch budget of `budget`
+/// elements per round, over the plan's stages (the smallest nonzero one); 0 when whole messages
+/// fit. The ranks agree on the smallest value (every rank then cuts alike). A stage that forwards
+/// (relay) is not cut: it needs its relay area and scratch whatever the budget, which fits_budget
+/// tells.
+/// Throws redist::error when the budget is smaller than one element per message of a step.
+template <class R>
+index_t piece_limit(const BasicPlan<R>& plan, index_t budget) {
+  index_t limit = 0;
+  for (const Stage<R>& st : plan.stages) {
+    if (st.forwards) continue;
+    const index_t c = st.cycles ? detail::cycles_piece_limit(st, budget) : detail::step_piece_limit(st, budget);
+    if (c > 0) limit = limit == 0 ? c : std::min(limit, c);
   }
   return limit;
 }
 
+/// True when the stages that cannot be cut into pieces (those that forward) fit `budget` elements.
+template <class R>
+bool fits_budget(const BasicPlan<R>& plan, index_t budget) {
+  for (const Stage<R>& st : plan.stages)
+    if (st.forwards && st.relay + detail::relay_scratch(st) + plan.intermediate > budget) return false;
+  return true;
+}
+
 /// Elements of workspace a plan's runs use on this rank under a scratch budget of `budget`
 /// elements, when the piece the ranks agree on is this rank's own piece_limit or smaller:
-/// `buffer` for packed messages (runtime::Workspace::buffer), `intermediate` for an intermediate
-/// array (Workspace::intermediate). A Redistribution allocates both before its first run's
-/// agreement, so that a rank without the memory is an error on every rank.
+/// `buffer` for messages (runtime::Workspace's scratch), `relay` for the relay area of a stage
+/// that forwards, `intermediate` for the intermediate array. A Redistribution allocates them
+/// before its first run's agreement, so that a rank without the memory is an error on every rank.
 struct WorkspaceNeed {
   index_t buffer = 0;
+  index_t relay = 0;
   index_t intermediate = 0;
+  index_t total() const noexcept { return buffer + relay + intermediate; }
 };
 
-/// A general plan: the most one step's packed (not direct) messages take, each cut at the piece.
-/// A run that updates (b = alpha * a + beta * b) receives its direct messages through the
-/// workspace too: `in_place_receives` false.
+/// Per stage: a general stage, the most one group of steps' packed (not direct) messages take, each cut
+/// at the piece (a run that updates, b = alpha * a + beta * b, receives its direct messages through
+/// the workspace too: `in_place_receives` false); a stage with basic cycles, its remote elements
+/// (all, or at most the budget in rounds); a forwarding stage, its largest step group's scratch and
+/// its relay area. The largest stage's, and the intermediate array.
 template <class R>
 WorkspaceNeed workspace_need(const BasicPlan<R>& plan, index_t budget, bool in_place_receives = true) {
   const index_t piece = piece_limit(plan, budget);
-  auto part = [&](const Message& m, bool direct) { return direct ? 0 : piece == 0 ? m.size : std::min(m.size, piece); };
-  index_t most = 0;
-  for (const schedule::Step& step : plan.schedule.steps) {
-    index_t e = 0;
-    for (std::size_t i : step.sends) e += part(plan.sends[i], plan.sends[i].direct);
-    for (std::size_t i : step.recvs) e += part(plan.recvs[i], in_place_receives && plan.recvs[i].direct);
-    most = std::max(most, e);
+  index_t most = 0, relay = 0;
+  for (const Stage<R>& st : plan.stages) {
+    index_t need = 0;
+    if (st.forwards) {
+      need = detail::relay_scratch(st);
+      relay = std::max(relay, st.relay);
+    } else if (st.cycles && (piece == 0 || piece >= st.cycles.quantum)) {
+      const index_t remote = st.elements_sent() + st.elements_received();
+      need = piece == 0 ? remote : std::min(remote, budget);
+    } else {
+      auto part = [&](const Message& m, bool direct) { return direct ? 0 : piece == 0 ? m.size : std::min(m.size, piece); };
+      detail::for_each_group(st.schedule, [&](std::size_t first, std::size_t last) {
+        index_t e = 0;
+        for (std::size_t t = first; t < last; ++t) {
+          const schedule::Step& step = st.schedule.steps[t];
+          for (std::size_t i : step.sends) e += part(st.sends[i], st.sends[i].direct);
+          for (std::size_t i : step.recvs) e += part(st.recvs[i], in_place_receives && st.recvs[i].direct);
+        }
+        need = std::max(need, e);
+      });
+    }
+    most = std::max(most, need);
   }
-  return {most, 0};
+  return {most, relay, plan.intermediate};
 }
 
 }  // namespace redist

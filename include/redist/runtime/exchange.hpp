@@ -1,21 +1,28 @@
-/// @file Defines execute(plan, comm, src, dst, workspace): one rank's part of a redistribution over MPI.
+/// @file Defines the one executor of redist: start, test and wait (and execute, which is start then wait) run the stages of one or several plans over MPI — messages packed or as derived datatypes, in the schedule's steps and the budget's rounds, relayed, through an intermediate array, with node peers' pieces copied from shared memory.
 #pragma once
 
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstddef>
+#include <cstring>
+#include <memory>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include <boost/hana/at.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/size.hpp>
+#include <boost/hana/tuple.hpp>
 #include <boost/mpi/communicator.hpp>
-#include <boost/mpi/exception.hpp>
 
 #include <redist/plan/plan.hpp>
 #include <redist/runtime/node.hpp>
 #include <redist/runtime/pack.hpp>
-#include <redist/runtime/scratch.hpp>
 #include <redist/runtime/store.hpp>
 #include <redist/runtime/typed.hpp>
 
@@ -24,238 +31,744 @@ namespace redist::runtime {
 /// The tag of redist's messages. Other traffic on the same communicator must not use it while a
 /// redistribution is in flight.
 inline constexpr int message_tag = 0x7EDD;
+/// The tag of started exchanges (redist::start, redist::assign). Messages between two ranks match
+/// in the order both post them, so several exchanges may be in flight at once when every rank
+/// starts them in the same order; a blocking one (message_tag) may run meanwhile.
+inline constexpr int started_tag = message_tag + 1;
 
 /// Messages longer than this many bytes go out as several MPI messages (MPI counts are int).
 inline constexpr std::size_t max_chunk_bytes = static_cast<std::size_t>(INT_MAX) / 64 * 64;
 
-/// Everything an exchange needs besides the plan, kept between calls so that a repeated
-/// exchange allocates nothing: the scratch buffer and the request bookkeeping. Requests are raw
-/// MPI_Requests, because Boost.MPI's wait_any allocates on every call.
-struct Workspace {
+/// Grows on demand and is kept between calls, so a repeated exchange allocates nothing.
+/// Storage is aligned for any fundamental type.
+class Scratch {
+ public:
+  std::byte* reserve(std::size_t bytes) {
+    if (bytes > capacity_) {
+      data_.reset(new std::max_align_t[(bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t)]);
+      capacity_ = bytes;
+      ++allocations_;
+    }
+    return reinterpret_cast<std::byte*>(data_.get());
+  }
+  std::byte* data() noexcept { return reinterpret_cast<std::byte*>(data_.get()); }
+  std::size_t capacity() const noexcept { return capacity_; }
+  /// How many times the buffer was (re)allocated: a repeated exchange adds nothing.
+  std::size_t allocations() const noexcept { return allocations_; }
+
+ private:
+  std::unique_ptr<std::max_align_t[]> data_;
+  std::size_t capacity_ = 0;
+  std::size_t allocations_ = 0;
+};
+
+/// One message as posted: `count` segments (each a part's message, elements [lo, hi)) to or from
+/// one peer, `bytes` long, at `data` (the scratch, or in place: a direct message's run in its
+/// buffer, a receive's place in the relay area).
+struct WireMessage {
+  int peer = -1;
+  std::size_t first = 0, count = 0;
+  std::size_t bytes = 0;
+  std::size_t offset = 0;  ///< in the scratch, when not in place
+  std::byte* data = nullptr;
+  bool in_place = false;
+  std::size_t group = 0;   ///< the step group it is posted in (within its unit)
+  std::size_t pending = 0; ///< chunks still to arrive
+};
+struct WireSegment {
+  std::size_t part = 0, index = 0;  ///< part k's message `index` (of its stage's sends or recvs)
+  index_t lo = 0, hi = 0;
+  std::size_t at = 0;               ///< byte offset in its wire message
+  std::size_t wire = 0;             ///< the wire message it belongs to (fused lists)
+};
+
+/// What an exchange keeps while it runs and between runs, so that a repeated one allocates nothing:
+/// the scratch, the requests, the messages of the unit in flight and where it is.
+struct ExchangeState {
   Scratch buffer;
   std::vector<MPI_Request> recv_requests, send_requests;
-  std::vector<std::size_t> owner;     ///< recv_requests[k] belongs to receive owner[k]
-  std::vector<std::size_t> pending;   ///< per receive: chunks still to arrive this round
-  std::vector<index_t> recv_at;       ///< per receive: its offset in the round's receive scratch
-  std::vector<index_t> send_at;       ///< per send: its offset in the round's send scratch
-  std::vector<index_t> send_len, recv_len;  ///< per message: its elements in the round
-  std::size_t high_water = 0;         ///< most scratch bytes one round has used
-  Scratch intermediate;               ///< a plan's intermediate array (multiphase, two circulant phases), not counted in high_water
+  std::vector<std::size_t> owner;    ///< recv_requests[k] belongs to receive owner[k]
+  std::vector<WireMessage> sends, recvs;
+  std::vector<WireSegment> send_segments, recv_segments, regrouped;
+  std::vector<int> send_slot_of_peer, recv_slot_of_peer, done;
+  std::vector<std::byte*> cycle_out;
+  std::vector<const std::byte*> cycle_in;
+  std::size_t high_water = 0;        ///< most scratch bytes one unit has used
+  /// This rank's messages (before chunking into max_message_bytes) sent and received, and bytes
+  /// sent, in the run so far (the last one, once complete).
+  std::size_t messages_sent = 0, messages_received = 0, bytes_sent = 0;
+  // Where the exchange is: the stage, its round and its group of steps (with the one-pass pack of
+  // basic cycles, a round is one unit laid out at once and posted group by group).
+  std::size_t stages = 0, stage = 0, group = 0, groups = 1;
+  index_t round = 0, rounds = 1, per_round = 1;
+  std::vector<std::pair<std::size_t, std::size_t>> group_steps;  ///< per group: its steps [first, last)
+  int mode = 0;
+  std::size_t left = 0;              ///< receives of the posted group not yet arrived
+  bool posted = false, in_flight = false, copied = false;
+  const Node* node = nullptr;        ///< node peers copy from shared memory (agree_on_node)
+  MPI_Request node_barrier = MPI_REQUEST_NULL;
+};
+
+/// What one plan keeps between its runs on this rank: its relay area and intermediate array, its
+/// messages as MPI derived datatypes when the decision chose them, the gathered copies from node
+/// peers, and (for a plan run alone) the exchange's state.
+struct Workspace {
+  Scratch relay, intermediate;
+  /// Messages go as MPI derived datatypes over the arrays (`types`), without pack and unpack;
+  /// chosen on every rank alike (the decision, plan/automatic.hpp).
+  bool typed = false;
+  MessageTypes types;
   std::vector<CopyItem> copies;       ///< the local and node peers' runs of a shared-memory run, ordered (order_gathered)
   std::size_t copies_alone = 0;       ///< how many of them are copied one after the other
   std::vector<const void*> copy_from, copied_from;  ///< the plan and source arrays of this run, and of `copies`
-  /// Messages go as MPI derived datatypes over the arrays (`types`), without pack and unpack;
-  /// chosen on every rank alike (choose_transport, runtime/choose_transport.hpp).
-  bool typed = false;
-  MessageTypes types;
+  ExchangeState exchange;
+  /// The scratch of messages (the exchange's), and the most one unit used.
+  const Scratch& buffer() const noexcept { return exchange.buffer; }
+  std::size_t high_water() const noexcept { return exchange.high_water; }
 };
 
+/// One part of an exchange: a plan (BasicPlan), this rank's source and destination elements, how
+/// the destination stores what arrives (a store operation of runtime/store.hpp, or AnyStore, chosen
+/// at run time), the plan's workspace and, for node copies, src's part of a node window with the
+/// leading dimension src's layout was declared with.
+template <class T, class R, class Store = assign_op>
+struct Part {
+  using value_type = T;
+  using run_type = R;
+  const BasicPlan<R>* plan = nullptr;
+  std::span<const T> src;
+  std::span<T> dst;
+  Store store{};
+  Workspace* ws = nullptr;
+  const SharedSegment* source = nullptr;
+  index_t source_ld = 0;
+};
+
+template <class T, class R, class Store = assign_op>
+Part<T, R, Store> part(const BasicPlan<R>& plan, std::span<const T> src, std::span<T> dst, Workspace& ws,
+                       const Store& store = {}, const SharedSegment* source = nullptr, index_t source_ld = 0) {
+  return {&plan, src, dst, store, &ws, source, source_ld};
+}
+
 namespace detail {
-/// Receives `count` elements from peer into p as MPI messages of at most chunk bytes each,
-/// appending their requests; returns how many it posted.
-template <class T>
-std::size_t post_receive(T* p, index_t count, std::size_t chunk, int peer, MPI_Comm comm,
-                         std::vector<MPI_Request>& requests, int tag = message_tag) {
-  auto* at = reinterpret_cast<std::byte*>(p);
-  std::size_t bytes = static_cast<std::size_t>(count) * sizeof(T), posted = 0;
+/// Calls f with the store operation of s (a StoreOp itself, or AnyStore's choice).
+template <class S, class F>
+void with_store(const S& s, F&& f) {
+  if constexpr (StoreOp<S>) f(s);
+  else s(f);
+}
+template <class S>
+bool store_assigns(const S& s) noexcept {
+  if constexpr (StoreOp<S>) return S::assigns;
+  else return s.assigns();
+}
+
+/// Calls f(part) for parts[k] of a hana tuple (k known at run time).
+template <class Parts, class F>
+void visit_part(Parts& parts, std::size_t k, F&& f) {
+  std::size_t j = 0;
+  boost::hana::for_each(parts, [&](auto& p) {
+    if (j++ == k) f(p);
+  });
+}
+template <class Parts>
+constexpr std::size_t count_parts() {
+  return decltype(boost::hana::size(std::declval<Parts&>()))::value;
+}
+
+/// Receives `bytes` from peer into p as MPI messages of at most chunk bytes each, appending their
+/// requests; returns how many it posted.
+inline std::size_t post_receive(std::byte* p, std::size_t bytes, std::size_t chunk, int peer, MPI_Comm comm,
+                                std::vector<MPI_Request>& requests, int tag) {
+  std::size_t posted = 0;
   do {
     const std::size_t n = std::min(bytes, chunk);
     requests.emplace_back();
-    check(MPI_Irecv(at, static_cast<int>(n), MPI_BYTE, peer, tag, comm, &requests.back()), "MPI_Irecv");
-    at += n;
+    check(MPI_Irecv(p, static_cast<int>(n), MPI_BYTE, peer, tag, comm, &requests.back()), "MPI_Irecv");
+    p += n;
     bytes -= n;
     ++posted;
   } while (bytes > 0);
   return posted;
 }
-
-/// Sends `count` elements at p to peer as MPI messages of at most chunk bytes each (the chunks
-/// of post_receive), appending their requests.
-template <class T>
-void post_send(const T* p, index_t count, std::size_t chunk, int peer, MPI_Comm comm,
-               std::vector<MPI_Request>& requests, int tag = message_tag) {
-  const auto* at = reinterpret_cast<const std::byte*>(p);
-  std::size_t bytes = static_cast<std::size_t>(count) * sizeof(T);
+/// Sends `bytes` at p to peer as MPI messages of at most chunk bytes each (the chunks of
+/// post_receive), appending their requests.
+inline void post_send(const std::byte* p, std::size_t bytes, std::size_t chunk, int peer, MPI_Comm comm,
+                      std::vector<MPI_Request>& requests, int tag) {
   do {
     const std::size_t n = std::min(bytes, chunk);
     requests.emplace_back();
-    check(MPI_Isend(at, static_cast<int>(n), MPI_BYTE, peer, tag, comm, &requests.back()), "MPI_Isend");
-    at += n;
+    check(MPI_Isend(p, static_cast<int>(n), MPI_BYTE, peer, tag, comm, &requests.back()), "MPI_Isend");
+    p += n;
     bytes -= n;
   } while (bytes > 0);
 }
-}  // namespace detail
 
-namespace detail {
-/// The local runs of plan and the runs it receives from peers on `node`'s node, copied straight
-/// from src and from those peers' source arrays (in the window `node`) into dst, in one gathered
-/// pass through dst. The items depend on the plan and the source arrays: rebuilt and ordered (in
-/// ws) only when those change, so a repeated b = a between the same arrays only copies.
+inline constexpr std::size_t segment_alignment = alignof(std::max_align_t);
+inline std::size_t align_up(std::size_t n) noexcept {
+  return (n + segment_alignment - 1) / segment_alignment * segment_alignment;
+}
+
+/// How a stage runs: its messages packed one by one (in pieces when the plan has them), the basic
+/// cycles' one-pass pack, or MPI derived datatypes.
+enum mode_t : int { by_messages = 0, by_cycles = 1, by_types = 2 };
+
+/// The buffers of part p's stage: where its sends read and its receives and copies write.
+template <class P>
+auto* buffer_of(P& p, Buffer b) {
+  using T = typename P::value_type;
+  switch (b) {
+    case Buffer::source: return const_cast<T*>(p.src.data());
+    case Buffer::destination: return p.dst.data();
+    case Buffer::intermediate: return reinterpret_cast<T*>(p.ws->intermediate.data());
+    default: return reinterpret_cast<T*>(p.ws->relay.data());
+  }
+}
+
+/// The local runs of stage st and the runs it receives from peers on `node`'s node, copied
+/// straight from src and from those peers' source arrays (in the window `node`) into dst, in one
+/// gathered pass through dst. The items depend on the plan and the source arrays: rebuilt and
+/// ordered (in ws) only when those change, so a repeated b = a between the same arrays only copies.
 template <class T, class R>
-void copy_local_and_node(const BasicPlan<R>& plan, std::span<const T> src, std::span<T> dst, Workspace& ws,
+void copy_local_and_node(const Stage<R>& st, const void* plan, std::span<const T> src, std::span<T> dst, Workspace& ws,
                          const SharedSegment& node) {
   auto on_node = [&](const Message& m) { return node.node().holds(m.peer); };
   ws.copy_from.clear();
-  ws.copy_from.push_back(&plan);
-  ws.copy_from.push_back(plan.runs.data());
+  ws.copy_from.push_back(plan);
+  ws.copy_from.push_back(st.runs.data());
   ws.copy_from.push_back(src.data());
-  for (const Message& m : plan.recvs)
+  for (const Message& m : st.recvs)
     if (on_node(m)) ws.copy_from.push_back(node.peer(m.peer));
   if (ws.copy_from != ws.copied_from) {
     ws.copies.clear();
     auto gather = [&](const Message& m, const T* from) {
-      for (std::size_t k = m.first; k < m.first + m.nruns; ++k) ws.copies.push_back(copy_item(plan.runs[k], k, from));
+      for (std::size_t k = m.first; k < m.first + m.nruns; ++k) ws.copies.push_back(copy_item(st.runs[k], k, from));
     };
-    gather(plan.local, src.data());
-    for (const Message& m : plan.recvs)
+    gather(st.local, src.data());
+    for (const Message& m : st.recvs)
       if (on_node(m)) gather(m, reinterpret_cast<const T*>(node.peer(m.peer)));
     ws.copies_alone = order_gathered(std::span<CopyItem>(ws.copies));
     ws.copied_from = ws.copy_from;
   }
-  copy_gathered<T>(std::span<const R>(plan.runs), std::span<const CopyItem>(ws.copies), ws.copies_alone, dst.data());
+  copy_gathered<T>(std::span<const R>(st.runs), std::span<const CopyItem>(ws.copies), ws.copies_alone, dst.data());
 }
+
+/// The running of a list of parts (a hana tuple of Part) by one ExchangeState. Units are run one
+/// after the other: for one part, per stage and round of the budget, a group of steps (or, with
+/// the one-pass pack of basic cycles, every group of a round, posted group by group); several
+/// parts (a fused list) run in one unit of one group, their messages to one peer fused into one.
+/// In each group, in the order of COSTA's exchange_async: post receives, pack, post sends, copy
+/// the local pieces (once per stage) while messages are in flight, unpack each receive as it
+/// arrives, wait for the sends.
+template <class Parts>
+class Runner {
+ public:
+  static constexpr std::size_t K = count_parts<Parts>();
+
+  Runner(Parts& parts, ExchangeState& s, MPI_Comm comm, std::size_t chunk, int tag)
+      : parts_{parts}, s_{s}, comm_{comm}, chunk_{chunk}, tag_{tag} {}
+
+  /// Starts the exchange: posts its first group. `node`: the ranks of this node agreed to copy
+  /// from each other's sources (agree_on_node).
+  void start(const Node* node) {
+    REDIST_EXPECTS(!s_.in_flight, "redist: an exchange was started again before it completed");
+    if constexpr (K > 1) {
+      bool direct = true;
+      boost::hana::for_each(parts_, [&](auto& p) { direct = direct && p.plan->direct(); });
+      REDIST_EXPECTS(direct, "redist::runtime::start(parts): a fused list requires plans of one stage of direct messages");
+    }
+    s_.in_flight = true;
+    s_.node = node;
+    s_.stage = 0;
+    s_.posted = false;
+    s_.messages_sent = s_.messages_received = s_.bytes_sent = 0;
+    s_.node_barrier = MPI_REQUEST_NULL;
+    s_.stages = 0;
+    boost::hana::for_each(parts_, [&](auto& p) { s_.stages = std::max(s_.stages, p.plan->stages.size()); });
+    if (begin_stage()) post_group();
+  }
+
+  /// Advances the exchange; with `block`, to its end. True once everything has arrived, every
+  /// send has completed and (on a node) every peer is done reading this rank's sources.
+  bool advance(bool block) {
+    while (s_.in_flight) {
+      if (s_.posted) {
+        if (!progress_receives(block) || !progress_sends(block)) return false;
+        s_.posted = false;
+        end_group();
+        continue;
+      }
+      if (s_.stage == s_.stages) {
+        int read = 1;
+        if (block) check(MPI_Wait(&s_.node_barrier, MPI_STATUS_IGNORE), "MPI_Wait");
+        else check(MPI_Test(&s_.node_barrier, &read, MPI_STATUS_IGNORE), "MPI_Test");
+        if (!read) return false;
+        s_.in_flight = false;
+        break;
+      }
+      post_group();
+    }
+    return true;
+  }
+
+ private:
+  /// Sets up stage s_.stage: its mode, rounds and groups, and its buffers. False when none is left.
+  bool begin_stage() {
+    if (s_.stage >= s_.stages) return false;
+    s_.round = 0;
+    s_.group = 0;
+    s_.copied = false;
+    s_.mode = by_messages;
+    s_.rounds = 1;
+    s_.groups = 1;
+    if constexpr (K == 1) {
+      auto& p = boost::hana::at_c<0>(parts_);
+      const auto& plan = *p.plan;
+      const auto& st = plan.stages[s_.stage];
+      using T = typename std::remove_cvref_t<decltype(p)>::value_type;
+      if (st.relay > 0) p.ws->relay.reserve(static_cast<std::size_t>(st.relay) * sizeof(T));
+      if (plan.intermediate > 0) p.ws->intermediate.reserve(static_cast<std::size_t>(plan.intermediate) * sizeof(T));
+      if (p.ws->typed && plan.direct() && store_assigns(p.store)) {
+        s_.mode = by_types;
+        p.ws->types.build(st, sizeof(T));
+      } else if (st.cycles && !st.forwards && (plan.piece == 0 || plan.piece >= st.cycles.quantum)) {
+        // Every rank alike, whether its node copies or not: a message's packed order and its
+        // rounds must be the same on both ends. A rank that copies from its node peers packs no
+        // message for them and leaves its local sections to the node copy.
+        s_.mode = by_cycles;
+        const index_t per = plan.piece == 0 ? std::max<index_t>(st.cycles.slots, 1) : plan.piece / st.cycles.quantum;
+        s_.rounds = std::max<index_t>(1, (st.cycles.slots + per - 1) / per);
+        s_.per_round = per;
+      } else if (plan.piece > 0 && !st.forwards) {
+        index_t longest = 0;
+        for (const Message& m : st.sends) longest = std::max(longest, m.size);
+        for (const Message& m : st.recvs) longest = std::max(longest, m.size);
+        s_.rounds = std::max<index_t>(1, (longest + plan.piece - 1) / plan.piece);
+      }
+      s_.group_steps.clear();
+      redist::detail::for_each_group(st.schedule, [&](std::size_t a, std::size_t b) { s_.group_steps.emplace_back(a, b); });
+      if (s_.group_steps.empty()) s_.group_steps.emplace_back(0, 0);
+      s_.groups = s_.group_steps.size();
+    }
+    return true;
+  }
+
+  /// The groups laid out at once: with the one-pass pack, every group of the round; else one.
+  std::size_t unit_groups() const noexcept { return s_.mode == by_cycles ? s_.groups : 1; }
+  /// The steps [first, last) of a part's stage in group `sub` of the unit: every step for a fused
+  /// list; for one part, that group.
+  std::pair<std::size_t, std::size_t> steps_of(std::size_t nsteps, std::size_t sub) const {
+    if constexpr (K > 1) return {0, nsteps};
+    else return s_.group_steps[s_.mode == by_cycles ? sub : s_.group];
+  }
+
+  /// The elements [lo, hi) of a message of `size` elements this round moves.
+  template <class P>
+  std::pair<index_t, index_t> range_of(const P& p, const Stage<typename P::run_type>& st, std::size_t i, bool send,
+                                       index_t size) const {
+    if constexpr (K > 1) {
+      return {0, size};
+    } else {
+      const index_t piece = p.plan->piece;
+      if (s_.mode == by_cycles) {
+        const auto& c = st.cycles;
+        const index_t a = s_.round * s_.per_round, b = std::min(c.slots, a + s_.per_round);
+        const index_t lo = c.elements_in(send ? c.send_per_cycle[i] : c.recv_per_cycle[i], size, 0, a);
+        return {lo, lo + c.elements_in(send ? c.send_per_cycle[i] : c.recv_per_cycle[i], size, a, b)};
+      }
+      if (s_.mode == by_types || piece == 0 || st.forwards) return {s_.round == 0 ? 0 : size, size};
+      return {std::min(size, s_.round * piece), std::min(size, (s_.round + 1) * piece)};
+    }
+  }
+
+  /// Lays out and posts the next group: in a new unit, collects its messages (per part, the steps of
+  /// the group), fuses them per peer for several parts, and places them in the scratch.
+  void post_group() {
+    if (s_.mode != by_cycles || s_.group == 0) layout_unit();
+    const std::size_t sub = s_.mode == by_cycles ? s_.group : 0;
+    // Post receives.
+    s_.recv_requests.clear();
+    s_.owner.clear();
+    s_.left = 0;
+    for (std::size_t j = 0; j < s_.recvs.size(); ++j) {
+      WireMessage& w = s_.recvs[j];
+      if (w.group != sub) continue;
+      if (s_.mode == by_types) {
+        visit_part(parts_, s_.recv_segments[w.first].part, [&](auto& p) {
+          s_.recv_requests.emplace_back();
+          check(MPI_Irecv(p.dst.data(), 1, p.ws->types.recv(s_.recv_segments[w.first].index), w.peer, tag_, comm_,
+                          &s_.recv_requests.back()),
+                "MPI_Irecv");
+        });
+        s_.owner.push_back(j);
+        w.pending = 1;
+      } else {
+        w.pending = post_receive(w.data, w.bytes, chunk_, w.peer, comm_, s_.recv_requests, tag_);
+        s_.owner.insert(s_.owner.end(), w.pending, j);
+      }
+      ++s_.left;
+      ++s_.messages_received;
+    }
+    // Pack (the one-pass pack packs the whole unit before its first group), and post sends.
+    if (s_.mode == by_cycles && sub == 0) pack_cycles_unit();
+    s_.send_requests.clear();
+    for (WireMessage& w : s_.sends) {
+      if (w.group != sub) continue;
+      if (s_.mode == by_types) {
+        visit_part(parts_, s_.send_segments[w.first].part, [&](auto& p) {
+          s_.send_requests.emplace_back();
+          check(MPI_Isend(p.src.data(), 1, p.ws->types.send(s_.send_segments[w.first].index), w.peer, tag_, comm_,
+                          &s_.send_requests.back()),
+                "MPI_Isend");
+        });
+      } else {
+        if (!w.in_place && s_.mode != by_cycles) pack_wire(w);
+        post_send(w.data, w.bytes, chunk_, w.peer, comm_, s_.send_requests, tag_);
+      }
+      ++s_.messages_sent;
+      s_.bytes_sent += w.bytes;
+    }
+    // Copy: the local pieces (and the node peers'), once per stage, while the messages are in flight.
+    if (!s_.copied) copy_local();
+    s_.posted = true;
+  }
+
+  /// Collects the messages of the unit: per part, per step of its group(s), the sends and
+  /// receives with elements in this round (none with node peers when they copy).
+  void layout_unit() {
+    s_.sends.clear();
+    s_.recvs.clear();
+    s_.send_segments.clear();
+    s_.recv_segments.clear();
+    const std::size_t subs = unit_groups();
+    std::size_t k = 0;
+    boost::hana::for_each(parts_, [&](auto& p) {
+      using T = typename std::remove_cvref_t<decltype(p)>::value_type;
+      const auto& plan = *p.plan;
+      if (s_.stage < plan.stages.size()) {
+        const auto& st = plan.stages[s_.stage];
+        for (std::size_t sub = 0; sub < subs; ++sub) {
+          const auto [a, b] = steps_of(st.schedule.size(), sub);
+          for (std::size_t t = a; t < b; ++t) {
+            for (std::size_t i : st.schedule.steps[t].sends)
+              add(p, st, k, i, true, sub, sizeof(T));
+            for (std::size_t i : st.schedule.steps[t].recvs)
+              add(p, st, k, i, false, sub, sizeof(T));
+          }
+        }
+      }
+      ++k;
+    });
+    if constexpr (K > 1) {
+      regroup(s_.sends, s_.send_segments);
+      regroup(s_.recvs, s_.recv_segments);
+    }
+    // Places in the scratch: packed sends, then receives that are not in place (aligned for any
+    // element type when the parts' types differ; one part's are one after the other). MPI's
+    // derived datatypes read and write the arrays themselves: no scratch.
+    if (s_.mode == by_types) return;
+    std::size_t bytes = 0;
+    auto next = [](std::size_t b) { return K > 1 ? align_up(b) : b; };
+    for (WireMessage& w : s_.sends)
+      if (!w.in_place) w.offset = std::exchange(bytes, next(bytes + w.bytes));
+    for (WireMessage& w : s_.recvs)
+      if (!w.in_place) w.offset = std::exchange(bytes, next(bytes + w.bytes));
+    s_.high_water = std::max(s_.high_water, bytes);
+    std::byte* base = s_.buffer.reserve(bytes);
+    for (WireMessage& w : s_.sends)
+      if (!w.in_place) w.data = base + w.offset;
+    for (WireMessage& w : s_.recvs)
+      if (!w.in_place) w.data = base + w.offset;
+  }
+
+  /// Adds part p's message i (send or receive) of stage st to the unit, in group `sub`.
+  template <class P, class St>
+  void add(P& p, const St& st, std::size_t k, std::size_t i, bool send, std::size_t sub, std::size_t elem) {
+    using T = typename P::value_type;
+    const Message& m = send ? st.sends[i] : st.recvs[i];
+    if (s_.node != nullptr && s_.node->holds(m.peer)) return;
+    const auto [lo, hi] = range_of(p, st, i, send, m.size);
+    if (lo >= hi) return;
+    auto& wires = send ? s_.sends : s_.recvs;
+    auto& segs = send ? s_.send_segments : s_.recv_segments;
+    const std::size_t bytes = static_cast<std::size_t>(hi - lo) * elem;
+    // In place: a direct message of one part (assigned into the destination), or a receive kept
+    // in the relay area.
+    std::byte* in_place = nullptr;
+    if (s_.mode == by_messages) {
+      const bool writes_dst = !send && st.to == Buffer::destination;
+      if (m.direct && (!writes_dst || store_assigns(p.store))) {
+        const auto& r = st.runs[m.first];
+        const bool relay = st.relayed(m.first);
+        T* base = buffer_of(p, relay ? Buffer::relay : send ? st.from : st.to);
+        in_place = reinterpret_cast<std::byte*>(base + (send ? r.src : r.dst) + lo);
+      } else if (!send && m.relay_at >= 0) {
+        in_place = reinterpret_cast<std::byte*>(buffer_of(p, Buffer::relay) + m.relay_at);
+      }
+    }
+    if constexpr (K > 1) {
+      // Fused: one message per peer (a part's message in place only when it is alone).
+      // Per peer, the index of its wire among the sends (or the receives) of this unit; a stale
+      // entry is recognized by the wire it points to.
+      auto& slots = send ? s_.send_slot_of_peer : s_.recv_slot_of_peer;
+      if (slots.size() != static_cast<std::size_t>(p.plan->nprocs)) slots.assign(static_cast<std::size_t>(p.plan->nprocs), -1);
+      int& slot = slots[static_cast<std::size_t>(m.peer)];
+      if (slot >= 0 && static_cast<std::size_t>(slot) < wires.size() && wires[slot].peer == m.peer) {
+        WireMessage& w = wires[static_cast<std::size_t>(slot)];
+        w.bytes = align_up(w.bytes);
+        segs.push_back({k, i, lo, hi, w.bytes, static_cast<std::size_t>(slot)});
+        w.bytes += bytes;
+        ++w.count;
+        w.in_place = false;
+        return;
+      }
+      slot = static_cast<int>(wires.size());
+    }
+    WireMessage w;
+    w.peer = m.peer;
+    w.first = segs.size();
+    w.count = 1;
+    w.bytes = bytes;
+    w.group = sub;
+    w.in_place = in_place != nullptr;
+    w.data = in_place;
+    segs.push_back({k, i, lo, hi, 0, wires.size()});
+    wires.push_back(w);
+  }
+
+  /// Makes each wire's segments contiguous, [first, first + count), in the order they were added
+  /// (a fused list adds a wire's segments part by part, interleaved with other wires').
+  void regroup(std::vector<WireMessage>& wires, std::vector<WireSegment>& segs) {
+    std::size_t at = 0;
+    for (WireMessage& w : wires) w.first = std::exchange(at, at + w.count);
+    s_.regrouped.resize(segs.size());
+    for (WireMessage& w : wires) w.count = 0;
+    for (const WireSegment& g : segs) {
+      WireMessage& w = wires[g.wire];
+      s_.regrouped[w.first + w.count++] = g;
+    }
+    segs.swap(s_.regrouped);
+  }
+
+  /// Packs the segments of a send into its place in the scratch.
+  void pack_wire(WireMessage& w) {
+    for (std::size_t g = w.first; g < w.first + w.count; ++g) {
+      const WireSegment& seg = s_.send_segments[g];
+      visit_part(parts_, seg.part, [&](auto& p) {
+        using T = typename std::remove_cvref_t<decltype(p)>::value_type;
+        const auto& st = p.plan->stages[s_.stage];
+        pack_message(st, seg.index, buffer_of(p, st.from), reinterpret_cast<T*>(w.data + seg.at), seg.lo, seg.hi,
+                     buffer_of(p, Buffer::relay));
+      });
+    }
+  }
+
+  /// The one-pass pack of a round of basic cycles (one part): every send's elements of the round
+  /// into its place, the local sections into the destination.
+  void pack_cycles_unit() {
+    auto& p = boost::hana::at_c<0>(parts_);
+    using T = typename std::remove_cvref_t<decltype(p)>::value_type;
+    const auto& st = p.plan->stages[s_.stage];
+    const auto& c = st.cycles;
+    point_cycles(s_.sends, s_.send_segments, st.sends.size(), s_.cycle_out);
+    const index_t a = s_.round * s_.per_round, b = std::min(c.slots, a + s_.per_round);
+    with_store(p.store, [&](const auto& op) {
+      pack_cycles<T>(c.send_pattern, c.cycle, a, b, buffer_of(p, st.from), size_of(p, st.from),
+                     reinterpret_cast<T**>(s_.cycle_out.data()), s_.node ? nullptr : buffer_of(p, st.to), op);
+    });
+  }
+  /// out[i]: where message i's elements of the round go (each message is its own wire; null for
+  /// one without: a node peer's, which copies).
+  template <class Ptr>
+  void point_cycles(const std::vector<WireMessage>& wires, const std::vector<WireSegment>& segs, std::size_t n,
+                    std::vector<Ptr>& out) {
+    out.assign(n, nullptr);
+    for (const WireMessage& w : wires) out[segs[w.first].index] = w.data;
+  }
+
+  void copy_local() {
+    s_.copied = true;
+    bool any = false;
+    boost::hana::for_each(parts_, [&](auto& p) {
+      using T = typename std::remove_cvref_t<decltype(p)>::value_type;
+      const auto& plan = *p.plan;
+      if (s_.stage >= plan.stages.size()) return;
+      const auto& st = plan.stages[s_.stage];
+      if (s_.node != nullptr) {
+        copy_local_and_node(st, p.plan, p.src, p.dst, *p.ws, *p.source);
+        any = true;
+      } else if (s_.mode != by_cycles && st.local.nruns > 0) {
+        const T* from = buffer_of(p, st.from);
+        T* to = buffer_of(p, st.to);
+        if (st.to == Buffer::destination) with_store(p.store, [&](const auto& op) { copy(st.runs_of(st.local), from, to, op); });
+        else copy(st.runs_of(st.local), from, to);
+      }
+    });
+    // The node's ranks are done reading each other's sources when this barrier completes.
+    if (any) check(MPI_Ibarrier(s_.node->comm, &s_.node_barrier), "MPI_Ibarrier");
+  }
+
+  /// Waits for (block) or tests the posted receives, unpacking each as it arrives. True when all have.
+  bool progress_receives(bool block) {
+    while (s_.left > 0) {
+      if (block) {
+        int k = MPI_UNDEFINED;
+        check(MPI_Waitany(static_cast<int>(s_.recv_requests.size()), s_.recv_requests.data(), &k, MPI_STATUS_IGNORE),
+              "MPI_Waitany");
+        if (k == MPI_UNDEFINED) break;
+        arrived(s_.owner[static_cast<std::size_t>(k)]);
+      } else {
+        s_.done.resize(s_.recv_requests.size());
+        int count = 0;
+        check(MPI_Testsome(static_cast<int>(s_.recv_requests.size()), s_.recv_requests.data(), &count, s_.done.data(),
+                           MPI_STATUSES_IGNORE),
+              "MPI_Testsome");
+        if (count == MPI_UNDEFINED || count == 0) return s_.left == 0;
+        for (int j = 0; j < count; ++j) arrived(s_.owner[static_cast<std::size_t>(s_.done[static_cast<std::size_t>(j)])]);
+      }
+    }
+    return true;
+  }
+  /// A chunk of receive j has arrived; when the whole message has, it is unpacked.
+  void arrived(std::size_t j) {
+    WireMessage& w = s_.recvs[j];
+    if (--w.pending > 0) return;
+    --s_.left;
+    if (s_.mode != by_messages) return;  // the one-pass unpack, or MPI's datatypes
+    for (std::size_t g = w.first; g < w.first + w.count; ++g) {
+      const WireSegment& seg = s_.recv_segments[g];
+      visit_part(parts_, seg.part, [&](auto& p) {
+        using T = typename std::remove_cvref_t<decltype(p)>::value_type;
+        const auto& st = p.plan->stages[s_.stage];
+        const Message& m = st.recvs[seg.index];
+        if (w.in_place && m.relay_at < 0) return;  // received straight into its place
+        const T* in = reinterpret_cast<const T*>(w.data + seg.at);
+        T* to = buffer_of(p, st.to);
+        T* relay = buffer_of(p, Buffer::relay);
+        if (st.to == Buffer::destination)
+          with_store(p.store, [&](const auto& op) { unpack_message(st, seg.index, in, to, seg.lo, seg.hi, op, relay); });
+        else
+          unpack_message(st, seg.index, in, to, seg.lo, seg.hi, assign_op{}, relay);
+      });
+    }
+  }
+  bool progress_sends(bool block) {
+    if (block) {
+      check(MPI_Waitall(static_cast<int>(s_.send_requests.size()), s_.send_requests.data(), MPI_STATUSES_IGNORE),
+            "MPI_Waitall");
+      return true;
+    }
+    int done = 1;
+    check(MPI_Testall(static_cast<int>(s_.send_requests.size()), s_.send_requests.data(), &done, MPI_STATUSES_IGNORE),
+          "MPI_Testall");
+    return done != 0;
+  }
+
+  /// After a group: the next group, round or stage (the one-pass unpack at the end of a round).
+  void end_group() {
+    if (++s_.group < s_.groups) return;
+    if (s_.mode == by_cycles) unpack_cycles_unit();
+    s_.group = 0;
+    if (++s_.round < s_.rounds) return;
+    ++s_.stage;
+    begin_stage();
+  }
+  void unpack_cycles_unit() {
+    auto& p = boost::hana::at_c<0>(parts_);
+    using T = typename std::remove_cvref_t<decltype(p)>::value_type;
+    const auto& st = p.plan->stages[s_.stage];
+    const auto& c = st.cycles;
+    point_cycles(s_.recvs, s_.recv_segments, st.recvs.size(), s_.cycle_in);
+    const index_t a = s_.round * s_.per_round, b = std::min(c.slots, a + s_.per_round);
+    with_store(p.store, [&](const auto& op) {
+      unpack_cycles<T>(c.recv_pattern, c.cycle, a, b, reinterpret_cast<const T**>(s_.cycle_in.data()),
+                       buffer_of(p, st.to), size_of(p, st.to), op);
+    });
+  }
+  /// Elements of a part's buffer on this rank (source, destination or intermediate).
+  template <class P>
+  static index_t size_of(const P& p, Buffer b) noexcept {
+    if (b == Buffer::source) return static_cast<index_t>(p.src.size());
+    if (b == Buffer::destination) return static_cast<index_t>(p.dst.size());
+    return p.plan->intermediate;
+  }
+
+  Parts& parts_;
+  ExchangeState& s_;
+  MPI_Comm comm_;
+  std::size_t chunk_;
+  int tag_;
+};
 }  // namespace detail
 
-/// Runs plan on this rank: src -> dst. Collective over comm (every rank of the plan calls it).
-/// Per step, and per round of pieces when plan.piece > 0, in the order of COSTA's
-/// exchange_async: post receives, pack, post sends, copy the local runs (once) while messages
-/// are in flight, wait for any receive and unpack it, wait for the sends. Messages whose runs tile
-/// a contiguous range go from src / into dst directly. A plan built from layouts packs each message
-/// in the sender's storage order along the message's own pieces (pack_message, plan/walk.hpp).
-/// With `node` (the source array's shared window, runtime/node.hpp; see execute_on_node, which
-/// synchronizes around it), the messages of peers on this rank's node are not sent: each rank
-/// copies what it receives from such a peer straight out of the peer's source array, once.
-/// With another store than assign_op (a scaled update, runtime/store.hpp), every element is
-/// stored by op where it lands: received into scratch (never straight into dst) and unpacked or
-/// copied locally through op, so that dst is read and written once; messages, no node, no datatypes.
+/// Whether every rank of `node` can serve its node peers from shared memory for every part (each
+/// source in a window of this node, assigned as it is, declared with one leading dimension across
+/// the node, its plan of direct messages or able to become one: `direct_capable`): one all-reduce
+/// on the node, with the MPI_Win_syncs MPI-3's memory model asks for around it (store, sync,
+/// synchronize, sync, load). Collective on the node; the same answer on every rank of it.
+template <class Parts>
+bool agree_on_node(Parts& parts, const Node& node, bool direct_capable) {
+  constexpr std::size_t K = detail::count_parts<Parts>();
+  std::array<long long, 1 + 2 * K> mine{}, all{};
+  bool able = direct_capable;
+  std::size_t k = 0;
+  boost::hana::for_each(parts, [&](auto& p) {
+    able = able && detail::store_assigns(p.store) && p.source != nullptr && &p.source->node() == &node &&
+           (p.src.empty() || static_cast<const void*>(p.source->data()) == static_cast<const void*>(p.src.data()));
+    mine[1 + 2 * k] = p.source_ld;
+    mine[2 + 2 * k] = -p.source_ld;
+    ++k;
+  });
+  mine[0] = able ? 0 : 1;
+  if (able) boost::hana::for_each(parts, [](auto& p) { p.source->sync(); });  // this rank's stores
+  detail::check(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_LONG_LONG, MPI_MAX, node.comm),
+                "MPI_Allreduce");
+  bool agreed = all[0] == 0;
+  for (std::size_t j = 0; j < K; ++j) agreed = agreed && all[1 + 2 * j] == -all[2 + 2 * j];
+  if (agreed) boost::hana::for_each(parts, [](auto& p) { p.source->sync(); });  // the peers' stores
+  return agreed;
+}
+
+/// Starts an exchange of parts (a hana tuple of Part; collective: every rank of comm starts the
+/// same list in the same order): posts its first group of messages and copies the local pieces.
+/// `node`: this rank's node when its ranks agreed to copy from each other's sources
+/// (agree_on_node; every part's plan then is direct), else nullptr. Complete it with wait() or test().
+template <class Parts>
+void start(Parts& parts, ExchangeState& s, MPI_Comm comm, const Node* node = nullptr,
+           std::size_t chunk_bytes = max_chunk_bytes, int tag = started_tag) {
+  detail::Runner<Parts>(parts, s, comm, chunk_bytes, tag).start(node);
+}
+
+/// Advances a started exchange without blocking (unpacks what has arrived, posts the next groups).
+/// True once it is complete.
+template <class Parts>
+bool test(Parts& parts, ExchangeState& s, MPI_Comm comm, std::size_t chunk_bytes = max_chunk_bytes, int tag = started_tag) {
+  return detail::Runner<Parts>(parts, s, comm, chunk_bytes, tag).advance(false);
+}
+
+/// Completes a started exchange.
+template <class Parts>
+void wait(Parts& parts, ExchangeState& s, MPI_Comm comm, std::size_t chunk_bytes = max_chunk_bytes, int tag = started_tag) {
+  detail::Runner<Parts>(parts, s, comm, chunk_bytes, tag).advance(true);
+}
+
+/// Runs one plan on this rank: src -> dst, each element stored by op (runtime/store.hpp; assigned
+/// by default). Collective over comm (every rank of the plan calls it). With `node` (this rank's
+/// node) and `source` (src's part of a node window), the node's ranks first agree (agree_on_node,
+/// collective on the node) whether each copies what it receives from a node peer straight out of
+/// that peer's source array — when every rank's source is in the window and the plan is direct;
+/// messages cross between nodes only. Returns true when it copied from shared memory.
 template <class T, class R, class Op = assign_op>
-void execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
-             Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes, const SharedSegment* node = nullptr,
-             const Op& op = {}) {
+bool execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
+             Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes, const Op& op = {},
+             const SharedSegment* source = nullptr, const Node* node = nullptr) {
   static_assert(std::is_trivially_copyable_v<T>, "redist::runtime::execute requires a trivially copyable T");
-  REDIST_EXPECTS(Op::assigns || node == nullptr, "redist::runtime::execute: a scaled update goes by messages");
-  const MPI_Comm c = static_cast<MPI_Comm>(comm);
-  // Received straight into dst: one contiguous run, assigned.
-  auto into_dst = [](const Message& m) { return Op::assigns && m.direct; };
-  ws.pending.assign(plan.recvs.size(), 0);
-  ws.recv_at.assign(plan.recvs.size(), 0);
-  auto on_node = [&](const Message& m) { return node != nullptr && node->node().holds(m.peer); };
-  bool copied_local = false;
-  auto copy_local = [&] {
-    if (copied_local) return;
-    copied_local = true;
-    // Copy: local runs go straight from src to dst, without MPI; with a node, so do the runs
-    // of peers on it, from their source arrays, all in one gathered pass through dst.
-    if (node == nullptr) {
-      copy(plan.runs_of(plan.local), src.data(), dst.data(), op);
-      return;
-    }
-    detail::copy_local_and_node(plan, src, dst, ws, *node);
-  };
-  if (Op::assigns && ws.typed) {
-    // Derived datatypes: MPI reads src and writes dst itself; no scratch, no rounds.
-    ws.types.build(plan, sizeof(T));
-    for (const schedule::Step& step : plan.schedule.steps) {
-      ws.recv_requests.clear();
-      ws.send_requests.clear();
-      for (std::size_t i : step.recvs)
-        if (!on_node(plan.recvs[i])) {
-          ws.recv_requests.emplace_back();
-          detail::check(MPI_Irecv(dst.data(), 1, ws.types.recv(i), plan.recvs[i].peer, message_tag, c, &ws.recv_requests.back()),
-                        "MPI_Irecv");
-        }
-      for (std::size_t i : step.sends)
-        if (!on_node(plan.sends[i])) {
-          ws.send_requests.emplace_back();
-          detail::check(MPI_Isend(src.data(), 1, ws.types.send(i), plan.sends[i].peer, message_tag, c, &ws.send_requests.back()),
-                        "MPI_Isend");
-        }
-      copy_local();
-      detail::check(MPI_Waitall(static_cast<int>(ws.recv_requests.size()), ws.recv_requests.data(), MPI_STATUSES_IGNORE),
-                    "MPI_Waitall");
-      detail::check(MPI_Waitall(static_cast<int>(ws.send_requests.size()), ws.send_requests.data(), MPI_STATUSES_IGNORE),
-                    "MPI_Waitall");
-    }
-    copy_local();
-    return;
-  }
-  auto part = [&](const Message& m, index_t round, index_t& lo, index_t& hi) {
-    lo = plan.piece == 0 ? 0 : round * plan.piece;
-    hi = plan.piece == 0 ? m.size : std::min(m.size, lo + plan.piece);
-    return lo < hi && !on_node(m);
-  };
-
-  for (const schedule::Step& step : plan.schedule.steps) {
-    index_t rounds = 1;
-    if (plan.piece > 0) {
-      index_t longest = 0;
-      for (std::size_t i : step.sends)
-        if (!on_node(plan.sends[i])) longest = std::max(longest, plan.sends[i].size);
-      for (std::size_t i : step.recvs)
-        if (!on_node(plan.recvs[i])) longest = std::max(longest, plan.recvs[i].size);
-      rounds = std::max<index_t>(1, (longest + plan.piece - 1) / plan.piece);
-    }
-    for (index_t round = 0; round < rounds; ++round) {
-      index_t lo = 0, hi = 0, send_elems = 0, recv_elems = 0;
-      for (std::size_t i : step.sends)
-        if (!plan.sends[i].direct && part(plan.sends[i], round, lo, hi)) send_elems += hi - lo;
-      for (std::size_t i : step.recvs)
-        if (!into_dst(plan.recvs[i]) && part(plan.recvs[i], round, lo, hi)) {
-          ws.recv_at[i] = recv_elems;
-          recv_elems += hi - lo;
-        }
-      const std::size_t bytes = static_cast<std::size_t>(send_elems + recv_elems) * sizeof(T);
-      ws.high_water = std::max(ws.high_water, bytes);
-      std::byte* buffer = ws.buffer.reserve(bytes);
-      T* send_buf = reinterpret_cast<T*>(buffer);
-      T* recv_buf = send_buf + send_elems;
-
-      // Post receives.
-      ws.recv_requests.clear();
-      ws.owner.clear();
-      for (std::size_t i : step.recvs) {
-        const Message& m = plan.recvs[i];
-        if (!part(m, round, lo, hi)) continue;
-        T* target = into_dst(m) ? dst.data() + plan.runs[m.first].dst + lo : recv_buf + ws.recv_at[i];
-        const std::size_t posted = detail::post_receive(target, hi - lo, chunk_bytes, m.peer, c, ws.recv_requests);
-        ws.owner.insert(ws.owner.end(), posted, i);
-        ws.pending[i] += posted;
-      }
-      // Pack, and post sends.
-      ws.send_requests.clear();
-      index_t packed = 0;
-      for (std::size_t i : step.sends) {
-        const Message& m = plan.sends[i];
-        if (!part(m, round, lo, hi)) continue;
-        const T* from = src.data() + (m.direct ? plan.runs[m.first].src + lo : 0);
-        if (!m.direct) {
-          T* out = send_buf + packed;
-          pack_message(plan, i, src.data(), out, lo, hi);
-          from = out;
-          packed += hi - lo;
-        }
-        detail::post_send(from, hi - lo, chunk_bytes, m.peer, c, ws.send_requests);
-      }
-      copy_local();
-      // Unpack: as each receive completes.
-      for (std::size_t left = ws.recv_requests.size(); left > 0; --left) {
-        int k = MPI_UNDEFINED;
-        detail::check(MPI_Waitany(static_cast<int>(ws.recv_requests.size()), ws.recv_requests.data(), &k,
-                                  MPI_STATUS_IGNORE),
-                      "MPI_Waitany");
-        const std::size_t i = ws.owner[static_cast<std::size_t>(k)];
-        const Message& m = plan.recvs[i];
-        if (--ws.pending[i] > 0 || into_dst(m)) continue;
-        part(m, round, lo, hi);
-        const T* in = recv_buf + ws.recv_at[i];
-        unpack_message(plan, i, in, dst.data(), lo, hi, op);
-      }
-      detail::check(MPI_Waitall(static_cast<int>(ws.send_requests.size()), ws.send_requests.data(),
-                                MPI_STATUSES_IGNORE),
-                    "MPI_Waitall");
-    }
-  }
-  copy_local();
+  auto parts = boost::hana::make_tuple(part(plan, src, dst, ws, op, source));
+  const bool on_node = node != nullptr && node->size > 1 && agree_on_node(parts, *node, plan.direct());
+  const auto c = static_cast<MPI_Comm>(comm);
+  start(parts, ws.exchange, c, on_node ? node : nullptr, chunk_bytes, message_tag);
+  wait(parts, ws.exchange, c, chunk_bytes, message_tag);
+  return on_node;
 }
 
 }  // namespace redist::runtime

@@ -1,4 +1,4 @@
-/// @file Defines pack, unpack and copy of runs and sections, and pack_message and unpack_message, which follow a plan's packed order (its walks, or its runs): the data movement of a plan, without MPI.
+/// @file Defines pack, unpack and copy of runs and sections, pack_message and unpack_message, which follow a stage's packed order (its walks, or its runs), and pack_cycles and unpack_cycles, the one-pass pack of a stage with basic cycles: the data movement of a plan, without MPI.
 #pragma once
 
 #include <algorithm>
@@ -37,8 +37,14 @@ inline void copy_section(T* to, const T* from, index_t len, const Op& op = {}) {
 /// with no call and no loop over a run-time length.
 template <index_t Len, class T, class Op>
 inline void copy_fixed(const T* from, index_t fs, T* to, index_t ts, index_t count, const Op& op) {
-  for (index_t j = 0; j < count; ++j, from += fs, to += ts)
-    for (index_t i = 0; i < Len; ++i) op(to[i], from[i]);
+  if constexpr (Op::assigns) {
+    // A memcpy of a constant size: the compiler emits the vector moves (an element loop stays
+    // scalar, the compiler not knowing the pieces do not overlap).
+    for (index_t j = 0; j < count; ++j, from += fs, to += ts) std::memcpy(to, from, static_cast<std::size_t>(Len) * sizeof(T));
+  } else {
+    for (index_t j = 0; j < count; ++j, from += fs, to += ts)
+      for (index_t i = 0; i < Len; ++i) op(to[i], from[i]);
+  }
 }
 
 /// Pieces of 2 to 9 elements by copy_fixed (block sizes of the small cyclic distributions);
@@ -440,43 +446,115 @@ void run_one(const Walk& w, std::size_t i, index_t lo, index_t hi, Copy&& copy) 
 }
 }  // namespace detail
 
-/// Pack the elements [lo, hi) of the packed order of send i of plan into out (hi < 0: to the end):
-/// by the plan's send walk where it has one (the sender's storage order), else by its runs.
+/// Pack the elements [lo, hi) of the packed order of send i of stage st into out (hi < 0: to the
+/// end): by the stage's send walk where it has one (the sender's storage order), else by its runs.
+/// A run in the relay area (Stage::in_relay) is read from `relay`, the others from src.
 template <class T, class R>
-inline void pack_message(const BasicPlan<R>& plan, std::size_t i, const T* src, T* out, index_t lo = 0, index_t hi = -1) {
+inline void pack_message(const Stage<R>& st, std::size_t i, const T* src, T* out, index_t lo = 0, index_t hi = -1,
+                         const T* relay = nullptr) {
   static_assert(std::is_trivially_copyable_v<T>);
-  const Message& m = plan.sends[i];
+  const Message& m = st.sends[i];
   if (hi < 0) hi = m.size;
-  if (plan.send_walk) {
-    detail::run_one(plan.send_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
+  if (!st.in_relay.empty()) {
+    // A stage that forwards moves whole messages (no pieces, no walk).
+    for (std::size_t k = m.first; k < m.first + m.nruns; ++k) {
+      pack(std::span<const R>(&st.runs[k], 1), st.relayed(k) ? relay : src, out);
+      out += st.runs[k].size();
+    }
+  } else if (st.send_walk) {
+    detail::run_one(st.send_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
       detail::copy_pieces(src + at, stride, out + pos, 1, 1, len);
     });
   } else if (lo == 0 && hi == m.size) {
-    pack(plan.runs_of(m), src, out);
+    pack(st.runs_of(m), src, out);
   } else {
-    pack_range(plan.runs_of(m), src, out, lo, hi);
+    pack_range(st.runs_of(m), src, out, lo, hi);
   }
 }
 
-/// Unpack the elements [lo, hi) of the packed order of receive i of plan from in (hi < 0: to the
-/// end), each stored by op (assigned, or a scaled update).
+/// Unpack the elements [lo, hi) of the packed order of receive i of stage st from in (hi < 0: to
+/// the end), each stored by op (assigned, or a scaled update). A run kept in the relay area
+/// (Stage::in_relay) is stored there, assigned (nothing to do when the message landed there).
 template <class T, class R, class Op = assign_op>
-inline void unpack_message(const BasicPlan<R>& plan, std::size_t i, const T* in, T* dst, index_t lo = 0, index_t hi = -1,
-                           const Op& op = {}) {
+inline void unpack_message(const Stage<R>& st, std::size_t i, const T* in, T* dst, index_t lo = 0, index_t hi = -1,
+                           const Op& op = {}, T* relay = nullptr) {
   static_assert(std::is_trivially_copyable_v<T>);
-  const Message& m = plan.recvs[i];
+  const Message& m = st.recvs[i];
   if (hi < 0) hi = m.size;
+  if (!st.in_relay.empty()) {
+    for (std::size_t k = m.first; k < m.first + m.nruns; ++k) {
+      const std::span<const R> one(&st.runs[k], 1);
+      if (!st.relayed(k)) unpack(one, in, dst, op);
+      else if (relay + st.runs[k].dst != in) unpack(one, in, relay);
+      in += st.runs[k].size();
+    }
+    return;
+  }
   // A whole message of one run (one section: a Cartesian product of one piece family per
   // dimension, its loops in the source's storage order) has the walk's order; unpacked as a
   // section, a transposed one goes through the tiled copy (copy_transposed).
-  if (plan.recv_walk && !(m.nruns == 1 && lo == 0 && hi == m.size)) {
-    detail::run_one(plan.recv_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
+  if (st.recv_walk && !(m.nruns == 1 && lo == 0 && hi == m.size)) {
+    detail::run_one(st.recv_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
       detail::copy_pieces(in + pos, 1, dst + at, stride, 1, len, op);
     });
   } else if (lo == 0 && hi == m.size) {
-    unpack(plan.runs_of(m), in, dst, op);
+    unpack(st.runs_of(m), in, dst, op);
   } else {
-    unpack_range(plan.runs_of(m), in, dst, lo, hi, op);
+    unpack_range(st.runs_of(m), in, dst, lo, hi, op);
+  }
+}
+
+// The one-pass pack of a stage with basic cycles (seed 000).
+
+/// Pack: the basic cycles [first, last) of src, in one pass over them (seed 000, lines 12-18, by
+/// sections instead of meta-elements): each section of `pattern` (a send pattern) is appended to
+/// the buffer of its message, out[slot], which advances; a local section is stored straight into
+/// its place in dst (by op). The ragged end of src (src_size) clips the last cycle. A null
+/// out[slot] skips that message's sections, a null dst the local ones (copied otherwise: a node).
+///   out[slot] ++= src[c·cycle + offset, + len) for c in [first, last), sections in order
+template <class T, class Op = assign_op>
+inline void pack_cycles(std::span<const CycleSection> pattern, index_t cycle, index_t first, index_t last,
+                        const T* src, index_t src_size, T** out, T* dst, const Op& op = {}) {
+  for (index_t c = first; c < last; ++c) {
+    const index_t base = c * cycle;
+    if (base >= src_size) break;
+    const T* in = src + base;
+    const index_t avail = src_size - base;
+    for (const CycleSection& s : pattern) {
+      if (s.offset >= avail) break;
+      const index_t len = avail >= cycle ? s.len : std::min(s.len, avail - s.offset);
+      if (s.slot >= 0) {
+        if (out[s.slot] == nullptr) continue;
+        detail::copy_section(out[s.slot], in + s.offset, len);
+        out[s.slot] += len;
+      } else if (dst != nullptr) {
+        detail::copy_section(dst + base + s.peer_offset, in + s.offset, len, op);
+      }
+    }
+  }
+}
+
+/// Unpack: the mirror of pack_cycles over the basic cycles [first, last) of dst, following a
+/// receive pattern: each section is taken from the buffer of its message, in[slot], which
+/// advances, and stored by op. Local sections are skipped (pack_cycles has stored them), and the
+/// sections of a message whose in[slot] is null (a node peer's, copied). dst_size clips the last
+/// cycle.
+///   dst[c·cycle + offset, + len) = in[slot]++ for c in [first, last), sections in order
+template <class T, class Op = assign_op>
+inline void unpack_cycles(std::span<const CycleSection> pattern, index_t cycle, index_t first, index_t last,
+                          const T** in, T* dst, index_t dst_size, const Op& op = {}) {
+  for (index_t c = first; c < last; ++c) {
+    const index_t base = c * cycle;
+    if (base >= dst_size) break;
+    T* to = dst + base;
+    const index_t avail = dst_size - base;
+    for (const CycleSection& s : pattern) {
+      if (s.offset >= avail) break;
+      if (s.slot < 0 || in[s.slot] == nullptr) continue;
+      const index_t len = avail >= cycle ? s.len : std::min(s.len, avail - s.offset);
+      detail::copy_section(to + s.offset, in[s.slot], len, op);
+      in[s.slot] += len;
+    }
   }
 }
 

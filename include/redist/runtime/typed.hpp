@@ -27,7 +27,8 @@ class MessageTypes {
   MessageTypes(const MessageTypes&) = delete;
   MessageTypes& operator=(const MessageTypes&) = delete;
   MessageTypes(MessageTypes&& o) noexcept
-      : elem_{std::exchange(o.elem_, 0)}, send_{std::move(o.send_)}, recv_{std::move(o.recv_)} {
+      : elem_{std::exchange(o.elem_, 0)}, of_{std::exchange(o.of_, nullptr)}, send_{std::move(o.send_)},
+        recv_{std::move(o.recv_)} {
     o.send_.clear();
     o.recv_.clear();
   }
@@ -35,6 +36,7 @@ class MessageTypes {
     if (this != &o) {
       release();
       elem_ = std::exchange(o.elem_, 0);
+      of_ = std::exchange(o.of_, nullptr);
       send_ = std::move(o.send_);
       recv_ = std::move(o.recv_);
       o.send_.clear();
@@ -44,12 +46,16 @@ class MessageTypes {
   }
   ~MessageTypes() { release(); }
 
-  /// The types of plan's messages for elements of elem bytes (built once; again if elem changes).
+  /// The types of a stage's messages for elements of elem bytes (built once; again if elem or the
+  /// stage changes).
   template <class R>
-  void build(const BasicPlan<R>& plan, std::size_t elem) {
-    if (elem_ == elem && send_.size() == plan.sends.size() && recv_.size() == plan.recvs.size()) return;
+  void build(const Stage<R>& plan, std::size_t elem) {
+    if (elem_ == elem && of_ == static_cast<const void*>(plan.runs.data()) && send_.size() == plan.sends.size() &&
+        recv_.size() == plan.recvs.size())
+      return;
     release();
     elem_ = elem;
+    of_ = plan.runs.data();
     for (const Message& m : plan.sends) send_.push_back(message_type(plan.runs_of(m), elem, true));
     for (const Message& m : plan.recvs) recv_.push_back(message_type(plan.runs_of(m), elem, false));
   }
@@ -68,6 +74,7 @@ class MessageTypes {
     send_.clear();
     recv_.clear();
     elem_ = 0;
+    of_ = nullptr;
   }
 
   /// count copies of inner, stride elements apart, as one type.
@@ -132,6 +139,7 @@ class MessageTypes {
   }
 
   std::size_t elem_ = 0;
+  const void* of_ = nullptr;
   std::vector<MPI_Datatype> send_, recv_;
 };
 

@@ -32,6 +32,9 @@ inline constexpr bool is_policy<all_at_once_t> = true;
 struct Step {
   std::vector<std::size_t> sends;
   std::vector<std::size_t> recvs;
+  /// Posted together with the step before it (seed 001's asynchronous variant: steps that depend
+  /// on no earlier one of theirs), as one group: every rank groups its steps alike.
+  bool joins_previous = false;
   friend bool operator==(const Step&, const Step&) = default;
 };
 

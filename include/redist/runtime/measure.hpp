@@ -1,0 +1,180 @@
+/// @file Defines the first-run timings of the decision: time_plans (the slowest rank's times of candidate plans, interleaved), time_candidates and time_transports (packed messages against MPI derived datatypes), timed with MPI_Wtime so that a simulated MPI times in its own clock.
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <boost/mpi/communicator.hpp>
+
+#include <redist/plan/plan.hpp>
+#include <redist/runtime/exchange.hpp>
+
+namespace redist::runtime {
+
+/// The median of a plan's samples (0 when there are none).
+inline double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+/// Runs the plans plans[which[0]], plans[which[1]], … from src into dst in rounds and appends, per
+/// run, the slowest rank's time in seconds to samples[i] of plan i: the same values on every
+/// rank. A plan without samples yet first runs once untimed (its first run grows the workspace).
+/// There are at least `reps` rounds, and more while the rounds so far took less than
+/// `min_seconds` in all (at most 64 · reps), so that short calls, which vary most, get enough
+/// samples. In a round every plan runs once, after a barrier, in an order shuffled from round to
+/// round (the same on every rank), so that neither a change in the machine's load nor the state
+/// one plan leaves in the caches for the next weighs on one plan more than on another.
+/// Collective over comm; every rank must pass plans for the same redistribution, and the same
+/// `which`. dst holds the redistributed values afterwards (every plan computes them).
+template <class PlanT, class T>
+void time_plans(std::span<const PlanT> plans, std::span<const std::size_t> which, const boost::mpi::communicator& comm,
+                std::span<const T> src, std::span<T> dst, Workspace& ws, std::size_t chunk_bytes, int reps,
+                double min_seconds, std::vector<std::vector<double>>& samples) {
+  const std::size_t np = which.size();
+  if (np == 0) return;
+  const MPI_Comm c = static_cast<MPI_Comm>(comm);
+  samples.resize(plans.size());
+  const auto least = static_cast<std::size_t>(std::max(reps, 1)), most = 64 * least;
+  for (std::size_t i : which)
+    if (samples[i].empty()) execute(plans[i], comm, src, dst, ws, chunk_bytes);
+  std::vector<double> mine, slowest;
+  mine.reserve(np * least);
+  std::vector<std::size_t> order(which.begin(), which.end()), ran;  // ran[k]: the plan of run k
+  std::minstd_rand shuffle_with(20261122u);
+  double spent = 0;
+  std::size_t rounds = 0;
+  while (rounds < least || (spent < min_seconds && rounds < most)) {
+    double round = 0;
+    if (rounds > 0) std::shuffle(order.begin(), order.end(), shuffle_with);
+    for (std::size_t i : order) {
+      detail::check(MPI_Barrier(c), "MPI_Barrier");
+      const double t0 = MPI_Wtime();
+      execute(plans[i], comm, src, dst, ws, chunk_bytes);
+      const double t = MPI_Wtime() - t0;
+      mine.push_back(t);
+      ran.push_back(i);
+      round += t;
+    }
+    ++rounds;
+    // Every rank continues alike: the slowest rank's round.
+    double longest = 0;
+    detail::check(MPI_Allreduce(&round, &longest, 1, MPI_DOUBLE, MPI_MAX, c), "MPI_Allreduce");
+    spent += longest;
+  }
+  slowest.resize(mine.size());
+  detail::check(MPI_Allreduce(mine.data(), slowest.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, c),
+                "MPI_Allreduce");
+  for (std::size_t k = 0; k < ran.size(); ++k) samples[ran[k]].push_back(slowest[k]);
+}
+
+/// Least time of a stage's rounds when timing candidate schedules (time_plans' min_seconds).
+inline constexpr double tune_min_seconds = 0.01;
+
+/// The medians of candidate plans for src -> dst (collective; every rank passes the same
+/// candidates): each gets the piece all ranks agree on for `budget` elements, and those whose
+/// stages fit the budget on every rank (one all-reduce for both) are timed by time_plans, `reps`
+/// rounds and more; then those within 20 % of the fastest median twice as many more, so that the
+/// close ones get the most samples. A candidate that does not fit gets 0. The candidates run in a
+/// workspace of their own, released afterwards.
+template <class PlanT, class T>
+std::vector<double> time_candidates(std::span<PlanT> plans, const boost::mpi::communicator& comm,
+                                    std::span<const T> src, std::span<T> dst, index_t budget, int reps,
+                                    std::size_t chunk_bytes) {
+  constexpr auto no_limit = static_cast<std::uint64_t>(index_t{-1} >> 1);
+  std::vector<std::uint64_t> mine(2 * plans.size()), all(2 * plans.size());
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    mine[2 * i] = fits_budget(plans[i], budget) ? 1 : 0;
+    const index_t piece = piece_limit(plans[i], budget);
+    mine[2 * i + 1] = piece == 0 ? no_limit : static_cast<std::uint64_t>(piece);
+  }
+  detail::check(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_MIN,
+                              static_cast<MPI_Comm>(comm)),
+                "MPI_Allreduce");
+  std::vector<std::size_t> which;
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    plans[i].piece = all[2 * i + 1] == no_limit ? 0 : static_cast<index_t>(all[2 * i + 1]);
+    if (all[2 * i] != 0) which.push_back(i);
+  }
+  std::vector<double> medians(plans.size(), 0.0);
+  if (which.size() < 2) return medians;
+  Workspace ws;
+  std::vector<std::vector<double>> samples;
+  auto fastest = [&] {
+    double best = 0;
+    for (std::size_t i : which) {
+      medians[i] = median_of(samples[i]);
+      if (best == 0 || medians[i] < best) best = medians[i];
+    }
+    return best;
+  };
+  const std::span<const PlanT> all_plans(plans);
+  time_plans(all_plans, std::span<const std::size_t>(which), comm, src, dst, ws, chunk_bytes, reps, tune_min_seconds, samples);
+  const double lead = fastest();
+  std::erase_if(which, [&](std::size_t i) { return medians[i] > 1.2 * lead; });
+  if (which.size() >= 2)
+    time_plans(all_plans, std::span<const std::size_t>(which), comm, src, dst, ws, chunk_bytes, 2 * reps,
+               tune_min_seconds, samples);
+  fastest();
+  return medians;
+}
+
+/// Below this many bytes in any rank's messages, the transport is not timed: packed messages.
+inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
+
+/// Collective: times plan's messages packed (pack, MPI, unpack) and as MPI derived datatypes over
+/// src and dst (MessageTypes: MPI reads and writes the arrays itself), `reps` rounds each,
+/// interleaved, each run after a barrier and timed as the slowest rank's. Returns the medians
+/// (packed, typed) in seconds, the same on every rank, or zeros when nothing was timed: reps <= 0,
+/// no rank moves typed_min_bytes in messages, or some message is longer than chunk_bytes (one
+/// datatype per message). ws.typed is false afterwards; dst holds the redistributed values.
+template <class R, class T>
+std::pair<double, double> time_transports(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
+                                          std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
+                                          std::size_t chunk_bytes = max_chunk_bytes) {
+  ws.typed = false;
+  const MPI_Comm c = static_cast<MPI_Comm>(comm);
+  std::uint64_t bytes = 0, longest = 0;
+  for (const auto& st : plan.stages) {
+    for (const Message& m : st.sends) {
+      bytes += static_cast<std::uint64_t>(m.size) * sizeof(T);
+      longest = std::max<std::uint64_t>(longest, static_cast<std::uint64_t>(m.size) * sizeof(T));
+    }
+    for (const Message& m : st.recvs) longest = std::max<std::uint64_t>(longest, static_cast<std::uint64_t>(m.size) * sizeof(T));
+  }
+  std::uint64_t mine[2] = {bytes, longest > chunk_bytes ? 1u : 0u}, all[2] = {};
+  detail::check(MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
+  if (reps <= 0 || all[0] < typed_min_bytes || all[1] != 0) return {0.0, 0.0};
+
+  std::vector<double> packed, typed;
+  auto time_one = [&](bool as_types) {
+    ws.typed = as_types;
+    detail::check(MPI_Barrier(c), "MPI_Barrier");
+    const double t0 = MPI_Wtime();
+    execute(plan, comm, src, dst, ws, chunk_bytes);
+    double t = MPI_Wtime() - t0, slowest = 0;
+    detail::check(MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, c), "MPI_Allreduce");
+    return slowest;
+  };
+  time_one(false);  // first runs untimed: they grow the scratch and build the types
+  time_one(true);
+  for (int r = 0; r < reps; ++r) {
+    const bool first_typed = r % 2 == 1;
+    const double a = time_one(first_typed), b = time_one(!first_typed);
+    (first_typed ? typed : packed).push_back(a);
+    (first_typed ? packed : typed).push_back(b);
+  }
+  ws.typed = false;
+  return {median_of(packed), median_of(typed)};
+}
+
+
+}  // namespace redist::runtime
