@@ -179,7 +179,7 @@ std::vector<Row> run_case(const mpi::communicator& comm, const std::string& sect
   // BCC's whole messages, so that neither runs in rounds (direct, indirect and hybrid ignore the
   // budget). The default budget, the local array, cuts BCC's messages into rounds and keeps
   // automatic off a circulant schedule whose workspace needs more: automatic_default shows that.
-  redist::options roomy;
+  redist::options roomy = redist::default_options();  // REDIST_SHARED_MEMORY=0 applies here too
   roomy.max_scratch_bytes = mpi::all_reduce(
       comm, static_cast<std::size_t>(8 * std::max(a.local_size(), b.local_size()) + 4096) * sizeof(double),
       mpi::maximum<std::size_t>());
