@@ -331,10 +331,13 @@ class Runner {
       if (p.ws->typed && plan.direct() && store_assigns(p.store)) {
         s_.mode = by_types;
         p.ws->types.build(st, sizeof(T));
-      } else if (st.cycles && !st.forwards && (plan.piece == 0 || plan.piece >= st.cycles.quantum)) {
+      } else if (st.cycles && !st.forwards && (plan.piece == 0 || plan.piece >= st.cycles.quantum) &&
+                 !(s_.node != nullptr && s_.node->whole())) {
         // Every rank alike, whether its node copies or not: a message's packed order and its
         // rounds must be the same on both ends. A rank that copies from its node peers packs no
-        // message for them and leaves its local sections to the node copy.
+        // message for them and leaves its local sections to the node copy. On a node that holds
+        // every rank there are no messages: the node copy does it all, and the pack's walk would
+        // only skip every element.
         s_.mode = by_cycles;
         const index_t per = plan.piece == 0 ? std::max<index_t>(st.cycles.slots, 1) : plan.piece / st.cycles.quantum;
         s_.rounds = std::max<index_t>(1, (st.cycles.slots + per - 1) / per);
