@@ -228,7 +228,7 @@ inline std::vector<Row> run_tran(Harness& h, index_t m, BlacsContexts& contexts)
     return m_;
   };
   entries.push_back({"redist", [&] { return method([&](DistArray<double, D>& c) { c = 0.5 * transpose(a) + 2.0 * c; }); }});
-  entries.push_back({"pdtran", [&] {
+  if constexpr (have_scalapack) entries.push_back({"pdtran", [&] {
                        auto desc = std::make_shared<std::array<int, 9>>();
                        int raw[9];
                        describe_nd(raw, contexts, h.comm().rank(), a.mapping());

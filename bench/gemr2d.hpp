@@ -27,6 +27,15 @@ void pdgemr2d_(const int* m, const int* n, const double* a, const int* ia, const
 
 namespace redist::bench {
 
+/// False when redist-bench is built without ScaLAPACK (-DREDIST_BENCH_NO_SCALAPACK: under
+/// SimGrid's SMPI, bench/sim/, where Debian's ScaLAPACK, built for Open MPI, cannot link): the
+/// pdgemr2d, dropin and pdtran methods are then left out, and no BLACS grid is made.
+#ifdef REDIST_BENCH_NO_SCALAPACK
+inline constexpr bool have_scalapack = false;
+#else
+inline constexpr bool have_scalapack = true;
+#endif
+
 /// PDGEMR2D's Fortran signature.
 using pdgemr2d_fn = void(const int*, const int*, const double*, const int*, const int*, const int*, double*, const int*,
                          const int*, const int*, const int*);
@@ -51,9 +60,9 @@ inline pdgemr2d_fn* dropin_pdgemr2d() {
 template <class D>
 inline constexpr bool scalapack_expressible = false;
 template <>
-inline constexpr bool scalapack_expressible<Block> = true;
+inline constexpr bool scalapack_expressible<Block> = have_scalapack;
 template <std::size_t X>
-inline constexpr bool scalapack_expressible<Cyclic<X>> = true;
+inline constexpr bool scalapack_expressible<Cyclic<X>> = have_scalapack;
 
 /// The two BLACS grids over the processes of MPI_COMM_WORLD that pdgemr2d needs: P×1 for the
 /// matrices and 1×P as its global context (a global context of another shape makes pdgemr2d
@@ -62,20 +71,24 @@ inline constexpr bool scalapack_expressible<Cyclic<X>> = true;
 class BlacsGrids {
  public:
   BlacsGrids() {
-    int me = 0;
-    Cblacs_pinfo(&me, &nprocs_);
-    Cblacs_get(-1, 0, &column_);
-    Cblacs_gridinit(&column_, "R", nprocs_, 1);
-    Cblacs_get(-1, 0, &row_);
-    Cblacs_gridinit(&row_, "R", 1, nprocs_);
-    int nprow = 0, npcol = 0, mycol = 0;
-    Cblacs_gridinfo(column_, &nprow, &npcol, &myrow_, &mycol);
+    if constexpr (have_scalapack) {
+      int me = 0;
+      Cblacs_pinfo(&me, &nprocs_);
+      Cblacs_get(-1, 0, &column_);
+      Cblacs_gridinit(&column_, "R", nprocs_, 1);
+      Cblacs_get(-1, 0, &row_);
+      Cblacs_gridinit(&row_, "R", 1, nprocs_);
+      int nprow = 0, npcol = 0, mycol = 0;
+      Cblacs_gridinfo(column_, &nprow, &npcol, &myrow_, &mycol);
+    }
   }
   BlacsGrids(const BlacsGrids&) = delete;
   BlacsGrids& operator=(const BlacsGrids&) = delete;
   ~BlacsGrids() {
-    Cblacs_gridexit(row_);
-    Cblacs_gridexit(column_);
+    if constexpr (have_scalapack) {
+      Cblacs_gridexit(row_);
+      Cblacs_gridexit(column_);
+    }
   }
   int nprocs() const noexcept { return nprocs_; }
   /// This process's row in the P×1 grid (its MPI rank in MPI_COMM_WORLD).

@@ -31,18 +31,20 @@ class BlacsContexts {
   BlacsContexts(const BlacsContexts&) = delete;
   BlacsContexts& operator=(const BlacsContexts&) = delete;
   ~BlacsContexts() {
-    for (auto& [shape, ctxt] : contexts_)
-      if (ctxt >= 0) Cblacs_gridexit(ctxt);
+    if constexpr (have_scalapack)
+      for (auto& [shape, ctxt] : contexts_)
+        if (ctxt >= 0) Cblacs_gridexit(ctxt);
   }
   /// The row-major nprow × npcol grid on processes 0 ... nprow·npcol − 1 (-1 on the others).
   int get(int nprow, int npcol) {
     auto [it, fresh] = contexts_.try_emplace({nprow, npcol}, -1);
-    if (fresh) {
-      int ctxt = 0;
-      Cblacs_get(-1, 0, &ctxt);
-      Cblacs_gridinit(&ctxt, "R", nprow, npcol);
-      it->second = ctxt;
-    }
+    if constexpr (have_scalapack)
+      if (fresh) {
+        int ctxt = 0;
+        Cblacs_get(-1, 0, &ctxt);
+        Cblacs_gridinit(&ctxt, "R", nprow, npcol);
+        it->second = ctxt;
+      }
     return it->second;
   }
 
@@ -222,7 +224,7 @@ std::vector<MethodEntry> methods_nd(const LayoutsNd<A, B>* L) {
   using DD = typename B::distribution_type;
   std::vector<MethodEntry> e;
   add_redist_methods<A, B, DS, DD>(e, L);
-  if constexpr (std::is_same_v<T, double>) {
+  if constexpr (std::is_same_v<T, double> && have_scalapack) {
     e.push_back({"pdgemr2d", [L] {
                    return std::make_unique<Gemr2dNdMethod<A, B>>(*L->src, L->make_dst(), *L->contexts, *L->grids);
                  }});

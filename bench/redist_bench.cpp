@@ -365,7 +365,7 @@ std::vector<Case> make_cases() {
            [] { return std::vector<std::string>{"redist", "redist:blocking"}; },
            [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts&) { return run_overlap(h, s.n); }},
       Case{"tran", "matrix, c = 0.5 * transpose(a) + 2 * c, 64x64 blocks on the square grid, against pdtran",
-           [] { return std::vector<std::string>{"redist", "pdtran"}; },
+           [] { return have_scalapack ? std::vector<std::string>{"redist", "pdtran"} : std::vector<std::string>{"redist"}; },
            [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts& contexts) { return run_tran(h, s.matrix, contexts); }},
       case_section<Dist<Cyclic<64>, Cyclic<64>>, Dist<Block, Block>>(
           "section", "every other row of the matrix, 2x2 grid 64x64 blocks -> (BLOCK, BLOCK) on 2x2",
