@@ -10,7 +10,7 @@
 # Installs what is missing, as root, from Debian only: libsimgrid-dev (smpicxx, smpirun), and
 # Boost.MPI's sources from Debian's boost1.74 source package (a deb-src line for Debian's own
 # mirror is added when there is none). Debian's libboost-mpi is built for Open MPI, whose MPI_Comm
-# is not SMPI's, so its 22 source files are compiled with smpicxx into a static library.
+# is not SMPI's, so its 23 source files are compiled with smpicxx into a static library.
 # Work files: build-sim/ (REDIST_SIM_WORK). REDIST_SIM_RUNS names another runs file.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -66,7 +66,7 @@ fi
 # the smoke run). Ranks fill the nodes in order, `per_node` to a node, so that neighbours share a
 # node as under a batch scheduler's block placement. Network-only simulated time
 # (smpi/simulate-computation:no: packing and copying take no simulated time, the same for every
-# method); MPI_Alltoallv by SMPI's `pair` algorithm (its default takes 100x the wall time).
+# method); MPI_Alltoallv by SMPI's `pair` algorithm (its linear one is far slower to simulate).
 runs=${REDIST_SIM_RUNS:-bench/sim/runs.txt}
 out=${REDIST_SIM_OUT:-bench/sim/results.csv}
 if [ "$mode" = "--smoke" ]; then
@@ -103,10 +103,12 @@ while read -r platform per_node np n matrix cases methods reps overhead_us; do
     status=1
   fi
   grep -E "median|FAIL|error" "$work/run.log" >&2 || true
-  [ -f "$out.tmp" ] || head -1 "$csv" | sed "s/^/platform,/" >"$out.tmp"
-  tail -n +2 "$csv" | sed "s/^/$label,/" >>"$out.tmp"
-  rm -f "$csv"
+  if [ -f "$csv" ]; then
+    [ -f "$out.tmp" ] || head -1 "$csv" | sed "s/^/platform,/" >"$out.tmp"
+    tail -n +2 "$csv" | sed "s/^/$label,/" >>"$out.tmp"
+    rm -f "$csv"
+  fi
 done <"$runs"
-mv "$out.tmp" "$out"
+[ -f "$out.tmp" ] && mv "$out.tmp" "$out"
 echo "bench/sim: wrote $out" >&2
 exit $status
