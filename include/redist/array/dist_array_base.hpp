@@ -164,13 +164,13 @@ class DistArrayBase {
   index_t extent(std::size_t d) const noexcept { return mapping_.extent(d); }
   /// Elements of local() (the padding of a leading dimension included): what the layout needs
   /// on this rank.
-  index_t local_size() const { return mapping_.local_size(comm_.rank()); }
+  index_t local_size() const noexcept { return local_size_; }
   /// This rank's local extents (all zero outside the grid).
-  extents_type local_extents() const { return mapping_.local_extents(comm_.rank()); }
+  extents_type local_extents() const { return mapping_.local_extents(rank_); }
   /// The stride of the second-fastest dimension of local storage (ScaLAPACK's LLD).
-  index_t leading_dimension() const { return mapping_.leading_dimension(comm_.rank()); }
+  index_t leading_dimension() const { return mapping_.leading_dimension(rank_); }
   /// Element strides of local storage, per dimension.
-  extents_type local_strides() const { return mapping_.strides(comm_.rank()); }
+  extents_type local_strides() const { return mapping_.strides(rank_); }
   /// Offset in local() of the local element at local multi-index l.
   index_t local_offset(const extents_type& l) const {
     const extents_type s = local_strides();
@@ -179,9 +179,9 @@ class DistArrayBase {
     return off;
   }
   /// This rank's grid coordinates, or nothing outside the grid.
-  std::optional<coords_type> coords() const noexcept { return mapping_.coords_of(comm_.rank()); }
+  std::optional<coords_type> coords() const noexcept { return mapping_.coords_of(rank_); }
   /// Global multi-index of this rank's local element at local multi-index l.
-  extents_type global_index(const extents_type& l) const { return mapping_.global_index(comm_.rank(), l); }
+  extents_type global_index(const extents_type& l) const { return mapping_.global_index(rank_, l); }
   /// Rank (in the communicator) that owns the element at global multi-index g.
   int owner(const extents_type& g) const { return mapping_.owner(g); }
   /// Offset of global element g in its owner's local(), as the owner stores it.
@@ -191,7 +191,7 @@ class DistArrayBase {
   index_t global_index(index_t l) const noexcept
     requires one_dimensional
   {
-    return mapping_.linear().global_index(comm_.rank(), l);
+    return mapping_.linear().global_index(rank_, l);
   }
   /// 1-D: rank that owns global element g.
   int owner(index_t g) const noexcept
@@ -263,7 +263,11 @@ class DistArrayBase {
   template <std::size_t... E>
   DistArrayBase(LocalMemory<value_type> memory, const boost::mpi::communicator& comm, const extents_type& extents,
                 const dist_type& dist, const Grid<E...>& grid, const coords_type& offsets, Storage storage)
-      : comm_{comm}, mapping_{bind(memory, comm_, extents, dist, grid, offsets, storage)}, dist_{as_declared(dist)} {}
+      : comm_{comm},
+        rank_{comm_.rank()},
+        mapping_{bind(memory, comm_, extents, dist, grid, offsets, storage)},
+        local_size_{mapping_.local_size(rank_)},
+        dist_{as_declared(dist)} {}
   /// 1-D on every process of comm.
   DistArrayBase(LocalMemory<value_type> memory, const boost::mpi::communicator& comm, index_t n, const D& dist)
     requires one_dimensional
@@ -296,7 +300,12 @@ class DistArrayBase {
   }
 
   boost::mpi::communicator comm_;
+  // This rank in comm_ and its local size, kept: the queries above run in users' element loops
+  // (`for (l = 0; l < a.local_size(); ++l) ... a.global_index(l)`), where MPI_Comm_rank and the
+  // grid's coordinates per call cost more than the loop's body.
+  int rank_;
   mapping_type mapping_;
+  index_t local_size_;
   D dist_;
   PlanCache cache_;
 
