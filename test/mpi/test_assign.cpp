@@ -18,6 +18,10 @@
 #include "../support/mpi_check.hpp"
 #include "../support/random_dists.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_assign {
+
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
@@ -240,3 +244,5 @@ TEST_CASE("Wrong fused lists throw redist::error on every rank before data moves
   REQUIRE(all_ok(world, test::throws_with([&] { assign(e <<= a, c <<= b); }, "src.size() to equal dst.size()")));
   REQUIRE(all_ok(world, untouched()));
 }
+
+}  // namespace mpi_test_assign

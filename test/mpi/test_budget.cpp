@@ -8,6 +8,10 @@
 #include "../support/array_values.hpp"
 #include "../support/mpi_check.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_budget {
+
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
@@ -101,3 +105,5 @@ TEST_CASE("Messages longer than max_message_bytes go as several MPI messages", "
     REQUIRE(all_ok(world, holds_index(a)));
   }
 }
+
+}  // namespace mpi_test_budget

@@ -11,6 +11,10 @@
 
 #include "../support/mpi_check.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_consistency {
+
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
@@ -169,3 +173,5 @@ TEST_CASE("A rank that cannot hold its part makes every rank throw, naming the r
     REQUIRE(all_ok(world, intact()));
   }
 }
+
+}  // namespace mpi_test_consistency

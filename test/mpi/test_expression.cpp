@@ -18,6 +18,10 @@
 #include "../support/mpi_check.hpp"
 #include "../support/random_dists.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_expression {
+
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
@@ -237,3 +241,5 @@ TEST_CASE("A repeated update plans nothing", "[mpi][expression][plan]") {
   for (double x : b.local()) ok = ok && x == 6;
   REQUIRE(all_ok(world, ok));
 }
+
+}  // namespace mpi_test_expression

@@ -11,6 +11,10 @@
 #include "../support/array_values_nd.hpp"
 #include "../support/mpi_check.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_grid {
+
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
@@ -184,3 +188,5 @@ TEST_CASE("N-D redistribution under every schedule, and pipelined under a scratc
   check(schedule::relative_group, tight);
   CHECK(all_ok(world, ok));
 }
+
+}  // namespace mpi_test_grid

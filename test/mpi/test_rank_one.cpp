@@ -12,6 +12,10 @@
 #include "../support/array_values_nd.hpp"
 #include "../support/mpi_check.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_rank_one {
+
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
@@ -163,3 +167,5 @@ TEST_CASE("Arrays with their extents in the type: constructed from the type, che
                             },
                             "requires extent 0 to be X's static extent 12 (got 13)")));
 }
+
+}  // namespace mpi_test_rank_one

@@ -13,6 +13,10 @@
 #include "../support/mpi_check.hpp"
 #include "../support/random_dists.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_redistribute {
+
 using namespace redist;
 namespace mpi = boost::mpi;
 namespace mp11 = boost::mp11;
@@ -181,3 +185,5 @@ TEST_CASE("Bad inputs throw redist::error on every rank before any data moves", 
     }
   }
 }
+
+}  // namespace mpi_test_redistribute

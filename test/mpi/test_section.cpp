@@ -14,6 +14,10 @@
 #include "../support/array_values_nd.hpp"
 #include "../support/mpi_check.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_section {
+
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
@@ -176,3 +180,5 @@ TEST_CASE("A repeated section assignment reuses its plan", "[mpi][section]") {
     section(b, strided_slice{index_t{1}, n - 1, index_t{2}}) = section(a, strided_slice{index_t{0}, n - 1, index_t{2}});
   CHECK(plans_built() == built);
 }
+
+}  // namespace mpi_test_section

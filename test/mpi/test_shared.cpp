@@ -17,6 +17,10 @@
 #include "../support/array_values_nd.hpp"
 #include "../support/mpi_check.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_shared {
+
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
@@ -164,3 +168,5 @@ TEST_CASE("A node falls back to messages when a rank's source is private or lead
   REQUIRE(all_ok(world, holds_nd(b, value_2d)));
   CHECK_FALSE(plan_c.used_shared_memory());
 }
+
+}  // namespace mpi_test_shared

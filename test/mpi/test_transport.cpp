@@ -16,6 +16,10 @@
 #include "../support/array_values_nd.hpp"
 #include "../support/mpi_check.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_transport {
+
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
@@ -138,3 +142,5 @@ TEST_CASE("The second run chooses packed or typed messages alike on every rank",
   CHECK(small.transport_medians().first == 0);
   CHECK_FALSE(small.uses_datatypes());
 }
+
+}  // namespace mpi_test_transport

@@ -16,6 +16,10 @@
 #include "../support/array_values_nd.hpp"
 #include "../support/mpi_check.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_view {
+
 using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
@@ -207,3 +211,5 @@ TEST_CASE("A view over a SharedBuffer is read in place by its node peers", "[mpi
   std::vector<double> plain(buf.size());
   CHECK_FALSE(V(plain, world, n).in_shared_memory());
 }
+
+}  // namespace mpi_test_view

@@ -6,6 +6,10 @@
 #include "../support/oracle.hpp"
 #include "../support/random_dists.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_dist {
+
 using namespace redist;
 using redist::test::oracle;
 
@@ -104,3 +108,5 @@ TEST_CASE("Distributions are types: static block sizes take no storage", "[dist]
   STATIC_REQUIRE(Cyclic<3>::mapping(Cyclic<3>{}, 20, 2).owner(7) == 0);   // usable in constant expressions
   STATIC_REQUIRE(Cyclic<3>::mapping(Cyclic<3>{}, 20, 2).local_index(7) == 4);
 }
+
+}  // namespace unit_test_dist

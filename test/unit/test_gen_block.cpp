@@ -18,6 +18,10 @@
 #include "../support/random_dists.hpp"
 #include "../support/simulator.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_gen_block {
+
 using namespace redist;
 using schedule::Transfer;
 using redist::test::numbered;
@@ -354,3 +358,5 @@ TEST_CASE("GenBlock to other layouts keeps the general plan under automatic", "[
     CHECK(plan_with(b, g, r, schedule::automatic).only().schedule == build_plan(b, g, r).only().schedule);
   }
 }
+
+}  // namespace unit_test_gen_block

@@ -15,6 +15,10 @@
 #include "../../bench/gen_block_dc.hpp"
 #include "../support/random_dists.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_gen_block_dc {
+
 using namespace redist;
 using index::Transfer;
 
@@ -197,3 +201,5 @@ TEST_CASE("DC baseline: valid, maximum-degree steps, at least the bound, on rand
   }
   CHECK(cases == 6000);
 }
+
+}  // namespace unit_test_gen_block_dc

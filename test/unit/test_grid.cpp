@@ -23,6 +23,10 @@
 #include "../support/random_grid.hpp"
 #include "../support/simulator.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_grid {
+
 using namespace redist;
 using redist::test::bind_case;
 using redist::test::random_case;
@@ -420,3 +424,5 @@ TEST_CASE("Dist<Cyclic<8>, Cyclic<8>> on Grid<2, 2> -> Dist<Cyclic<5>, Cyclic<5>
     CHECK(tables_built() > before);
   }
 }
+
+}  // namespace unit_test_grid

@@ -8,6 +8,10 @@
 
 #include <redist/index/intersect.hpp>
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_intersect {
+
 using namespace redist;
 
 namespace {
@@ -96,3 +100,5 @@ TEST_CASE("Index work does not grow with n for periodic LDDs", "[index][intersec
   index::intersect(blk, cyc, [&](const Run&) { ++families; });
   CHECK(families == 1);
 }
+
+}  // namespace unit_test_intersect

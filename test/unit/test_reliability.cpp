@@ -10,6 +10,10 @@
 
 #include "../support/random_dists.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_reliability {
+
 using namespace redist;
 
 TEST_CASE("Packing a message piece by piece equals packing it whole", "[pack][pieces]") {
@@ -145,3 +149,5 @@ TEST_CASE("Plans at n = 2^40 agree with the distributions' formulas, without dat
                   Cyclic<>::mapping(Cyclic<>((index_t{1} << 30) - 1), n, nprocs), rng);
   }
 }
+
+}  // namespace unit_test_reliability

@@ -37,6 +37,10 @@
 #include "../support/random_grid.hpp"
 #include "../support/simulator.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_sections {
+
 using namespace redist;
 namespace mp11 = boost::mp11;
 
@@ -585,3 +589,5 @@ TEST_CASE("A section's plan costs O(period): Cyclic<4>, n = 10^9, stride 3", "[s
   CHECK(big == runs_of(480 * 1000 + 1));
   CHECK(big < 1000);
 }
+
+}  // namespace unit_test_sections

@@ -13,6 +13,10 @@
 
 #include "../support/paper_steps.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_seed002 {
+
 using namespace redist;
 using schedule::Transfer;
 using redist::test::numbered;
@@ -260,3 +264,5 @@ TEST_CASE("Seed 002 圖五: TPDR costs 297, the same schedule under LMR 211, TPD
   CHECK(best_plain == 195);
   for (const auto& s : {b, d}) CHECK(contention_free(m, 5, s));
 }
+
+}  // namespace unit_test_seed002

@@ -19,6 +19,10 @@
 #include <redist/plan/plan.hpp>
 #include <redist/schedule/relative_group.hpp>
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_seed003 {
+
 using namespace redist;
 using Table = std::vector<std::vector<int>>;
 
@@ -271,3 +275,5 @@ TEST_CASE("Seed 003 Fig. 10(a)-(c): COM1, COM2 and COM[4 i1 + i2, 2 j1 + j2] of 
   }
   CHECK(seen.size() == t.size());
 }
+
+}  // namespace unit_test_seed003

@@ -20,6 +20,10 @@
 #include <redist/index/intersect.hpp>
 #include <redist/plan/transfers.hpp>
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_seed004 {
+
 using namespace redist;
 
 namespace {
@@ -172,3 +176,5 @@ TEST_CASE("Seed 004 Proposition 8 on the paper's 2 x 3 grid: each pair's message
   CHECK(total == m1 * m2);
   CHECK(total == static_cast<index_t>(pairs) * (m1 / (2 * 3)) * (m2 / (3 * 2)));
 }
+
+}  // namespace unit_test_seed004

@@ -12,6 +12,10 @@
 #include "../support/random_dists.hpp"
 #include "../support/simulator.hpp"
 
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_simulate {
+
 using namespace redist;
 namespace mp11 = boost::mp11;
 
@@ -124,3 +128,5 @@ TEST_CASE("AnyDist answers as the distribution it holds, and its pairs are exact
     REQUIRE(res.ok);
   }
 }
+
+}  // namespace unit_test_simulate
