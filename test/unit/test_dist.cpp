@@ -1,7 +1,10 @@
 // Unit tests of dist/: every mapping against the brute-force oracle.
+#include <algorithm>
 #include <random>
 
 #include <catch2/catch.hpp>
+
+#include <redist/plan/plan.hpp>
 
 #include "../support/oracle.hpp"
 #include "../support/random_dists.hpp"
@@ -38,7 +41,18 @@ void check_against_oracle(const D& d, index_t n, int nprocs) {
       expect_local += x.size();
     }
     REQUIRE(from_ldds == o.globals[p]);
+    // The plan builder takes a built-in distribution's LDDs as walkable at every process without
+    // asking each (detail::walkable_dimension).
+    REQUIRE(redist::detail::walkable(m.ldds(p)));
   }
+  // The plan builder's candidate peers (detail::owners_of_range): every owner of an element of
+  // [lo, hi) is among them.
+  for (index_t lo = 0; lo < n; lo += 1 + n / 7)
+    for (index_t hi = lo + 1; hi <= n; hi += 1 + n / 5) {
+      std::vector<int> got;
+      REQUIRE(redist::detail::owners_of_range(m, lo, hi, got));
+      for (index_t g = lo; g < hi; ++g) REQUIRE(std::find(got.begin(), got.end(), o.owner[g]) != got.end());
+    }
 }
 }  // namespace
 

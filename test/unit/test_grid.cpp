@@ -1,6 +1,7 @@
 // N-D layouts on process grids: the seed 003 examples, and virtual-rank property tests of random 2-D and 3-D redistributions against the brute-force oracle.
 #include <array>
 #include <random>
+#include <span>
 #include <map>
 #include <set>
 
@@ -354,7 +355,7 @@ TEST_CASE("Layouts on grids placed by rank maps redistribute exactly in the simu
 
 namespace {
 /// The (source local, destination local) pairs of a list of runs, sorted.
-std::vector<std::pair<index_t, index_t>> element_pairs(const std::vector<Run>& runs) {
+std::vector<std::pair<index_t, index_t>> element_pairs(std::span<const Run> runs) {
   std::vector<std::pair<index_t, index_t>> out;
   for (const Run& r : runs)
     for (index_t j = 0; j < r.count; ++j)
@@ -376,15 +377,15 @@ TEST_CASE("A Cyclic to Cyclic dimension's runs from the basic-cycle templates ar
     const Cyclic<dynamic>::mapping from(Cyclic<dynamic>(s), n, p), to(Cyclic<dynamic>(t), n, p);
     INFO("s = " << s << ", t = " << t << ", P = " << p << ", n = " << n);
     for (int me = 0; me < p; ++me) {
-      std::vector<std::vector<Run>> send, recv;
+      PeerRuns send, recv;
       index::cycle_table(s, t, p, n, me, index::side::sender, send);
       index::cycle_table(s, t, p, n, me, index::side::receiver, recv);
       for (int q = 0; q < p; ++q) {
         std::vector<Run> a, b;
         index::intersect(from.ldds(me), to.ldds(q), a);
         index::intersect(from.ldds(q), to.ldds(me), b);
-        REQUIRE(element_pairs(send[static_cast<std::size_t>(q)]) == element_pairs(a));
-        REQUIRE(element_pairs(recv[static_cast<std::size_t>(q)]) == element_pairs(b));
+        REQUIRE(element_pairs(send.of(q)) == element_pairs(a));
+        REQUIRE(element_pairs(recv.of(q)) == element_pairs(b));
       }
     }
   }

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <redist/detail/math.hpp>
@@ -363,8 +364,9 @@ enum class side { sender, receiver };
 /// the pieces of a pair in the same (global) order. pc[peer] += the section's elements in one full
 /// cycle (in all, when there is none). These are the runs of the LDD intersection of the pair's
 /// CYCLIC(s) and CYCLIC(t) LDDs, from the templates (seed 000) instead of a scan (seed 003).
-inline void section_runs(const BasicCycle& c, index_t n, std::span<const Section> secs, side who,
-                         std::vector<std::vector<Run>>& runs, std::vector<index_t>* pc = nullptr) {
+template <class RunsOf>
+void section_runs_to(const BasicCycle& c, index_t n, std::span<const Section> secs, side who, RunsOf&& runs_of,
+                     std::vector<index_t>* pc) {
   const index_t g = c.g, cyc = c.cycle(), period = c.period();
   const index_t full = n / period, tail_base = full * period;
   auto tail_len = [&](const Section& s) { return std::clamp<index_t>(n - (tail_base + s.global * g), 0, s.len * g); };
@@ -373,14 +375,18 @@ inline void section_runs(const BasicCycle& c, index_t n, std::span<const Section
   };
   for (const Section& s : secs) {
     const auto p = static_cast<std::size_t>(s.peer);
-    if (full > 0) append_run(runs[p], run(s.offset * g, s.peer_offset * g, s.len * g, cyc, full));
+    if (full > 0) append_run(runs_of(s.peer), run(s.offset * g, s.peer_offset * g, s.len * g, cyc, full));
     if (pc != nullptr) (*pc)[p] += full > 0 ? s.len * g : tail_len(s);
   }
   for (const Section& s : secs) {
     const index_t len = tail_len(s);
     if (len > 0)
-      append_run(runs[static_cast<std::size_t>(s.peer)], run(full * cyc + s.offset * g, full * cyc + s.peer_offset * g, len, len, 1));
+      append_run(runs_of(s.peer), run(full * cyc + s.offset * g, full * cyc + s.peer_offset * g, len, len, 1));
   }
+}
+inline void section_runs(const BasicCycle& c, index_t n, std::span<const Section> secs, side who,
+                         std::vector<std::vector<Run>>& runs, std::vector<index_t>* pc = nullptr) {
+  section_runs_to(c, n, secs, who, [&](int p) -> std::vector<Run>& { return runs[static_cast<std::size_t>(p)]; }, pc);
 }
 
 /// Rank `me`'s send (sender) or receive (receiver) template sections of CYCLIC(s) -> CYCLIC(t) on
@@ -414,11 +420,21 @@ std::vector<Section> template_sections(const BasicCycle& c, index_t n, int me, s
 /// given). The plan builder asks it for a dimension of an N-D layout whose pair is Cyclic to Cyclic
 /// (plan/plan.hpp); it gives the same runs as the LDD intersection of the dimension.
 template <std::size_t S = dynamic, std::size_t T = dynamic, std::size_t P = dynamic>
-void cycle_table(index_t s, index_t t, int nprocs, index_t n, int me, side who, std::vector<std::vector<Run>>& runs) {
+void cycle_table(index_t s, index_t t, int nprocs, index_t n, int me, side who, PeerRuns& runs) {
   const BasicCycle c(s, t, nprocs);
-  runs.assign(static_cast<std::size_t>(nprocs), {});
+  runs = {};
   const std::vector<Section> secs = template_sections<S, T, P>(c, n, me, who);
-  section_runs(c, n, secs, who, runs);
+  // The sections' peers, each given a slot on first sight (a template names few of the P processes).
+  std::unordered_map<int, std::size_t> slot;
+  section_runs_to(c, n, secs, who, [&](int p) -> std::vector<Run>& {
+    const auto [it, added] = slot.try_emplace(p, runs.runs.size());
+    if (added) {
+      runs.peers.push_back(p);
+      runs.runs.emplace_back();
+    }
+    return runs.runs[it->second];
+  }, nullptr);
+  runs.sort();
 }
 
 }  // namespace index

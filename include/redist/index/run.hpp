@@ -1,6 +1,10 @@
 /// @file Defines Run, a strided family of contiguous pieces seen from both the source and the destination.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+#include <numeric>
+#include <span>
 #include <vector>
 
 #include <redist/config.hpp>
@@ -45,5 +49,39 @@ constexpr void append_run(std::vector<Run>& runs, Run r) {
   }
   runs.push_back(r);
 }
+
+/// The runs between one process and the processes (or grid coordinates) of the other side that
+/// share elements with it, and only those: a plan's work and memory follow its messages, not P.
+/// `peers` is sorted; runs[i] are those with peers[i] (never empty).
+struct PeerRuns {
+  std::vector<int> peers;
+  std::vector<std::vector<Run>> runs;
+
+  /// The runs with peer q (empty when it shares nothing).
+  std::span<const Run> of(int q) const noexcept {
+    const auto it = std::lower_bound(peers.begin(), peers.end(), q);
+    if (it == peers.end() || *it != q) return {};
+    return runs[static_cast<std::size_t>(it - peers.begin())];
+  }
+  /// q's position in peers (q must be there).
+  std::size_t position(int q) const noexcept {
+    return static_cast<std::size_t>(std::lower_bound(peers.begin(), peers.end(), q) - peers.begin());
+  }
+  /// Appends q's runs (q greater than every peer so far; nothing when `r` is empty).
+  void push(int q, std::vector<Run> r) {
+    if (r.empty()) return;
+    peers.push_back(q);
+    runs.push_back(std::move(r));
+  }
+  /// Sorts by peer (after pushes out of order).
+  void sort() {
+    std::vector<std::size_t> idx(peers.size());
+    std::iota(idx.begin(), idx.end(), std::size_t{0});
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return peers[a] < peers[b]; });
+    PeerRuns out;
+    for (std::size_t i : idx) out.push(peers[i], std::move(runs[i]));
+    *this = std::move(out);
+  }
+};
 
 }  // namespace redist

@@ -262,15 +262,29 @@ Message collect_message(Stage<R>& st, int peer, side where, Collect&& collect) {
 /// the runs `rank` sends to q, receive(q, out) those it receives from q (none: no message).
 /// Peers are visited in the order rank+1, rank+2, ... for sends and rank-1, rank-2, ... for
 /// receives (mod P), so that in an all-at-once exchange ranks do not all start with the same peer.
+/// `send_peers` and `recv_peers`, when given, are the only ranks that may share elements with
+/// this one (in any order): the others are not asked.
 template <class R, class Send, class Receive>
-void add_messages(Stage<R>& st, int rank, int nprocs, Send&& send, Receive&& receive) {
+void add_messages(Stage<R>& st, int rank, int nprocs, Send&& send, Receive&& receive,
+                  std::optional<std::vector<int>> send_peers = std::nullopt,
+                  std::optional<std::vector<int>> recv_peers = std::nullopt) {
   auto add = [&](int q, side where, auto& collect, std::vector<Message>& list) {
     Message m = collect_message(st, q, where, [&](std::vector<R>& out) { collect(q, out); });
     if (m.size > 0) list.push_back(m);
     else st.runs.resize(m.first);
   };
-  for (int d = 1; d < nprocs; ++d) add((rank + d) % nprocs, side::src, send, st.sends);
-  for (int d = 1; d < nprocs; ++d) add((rank - d + nprocs) % nprocs, side::dst, receive, st.recvs);
+  auto visit = [&](std::optional<std::vector<int>>& peers, int sign, side where, auto& collect, std::vector<Message>& list) {
+    auto distance = [&](int q) { return floor_mod(sign * (q - rank), nprocs); };
+    if (!peers) {
+      for (int d = 1; d < nprocs; ++d) add(static_cast<int>(floor_mod(rank + sign * d, nprocs)), where, collect, list);
+      return;
+    }
+    std::sort(peers->begin(), peers->end(), [&](int x, int y) { return distance(x) < distance(y); });
+    for (int q : *peers)
+      if (q != rank) add(q, where, collect, list);
+  };
+  visit(send_peers, 1, side::src, send, st.sends);
+  visit(recv_peers, -1, side::dst, receive, st.recvs);
   st.schedule = schedule::make_all_at_once(st.sends.size(), st.recvs.size());
 }
 }  // namespace detail
@@ -292,19 +306,125 @@ auto cyclic_of(const M& m) noexcept {
     return nullptr;
 }
 
-/// The run provider of one dimension pair of a plan: t[c], for every grid coordinate c of the
-/// other side's dimension, the runs between coordinate `mine` of this side's dimension and c
-/// (who: the side this rank is on; dimension d of `from`, dimension k of `to`). A Cyclic to Cyclic
+/// True for the 1-D mappings of the built-in distributions, whose LDDs are walkable (detail::walkable)
+/// at every process, so that a plan needs not ask every process for them.
+template <class M>
+concept builtin_mapping = std::same_as<M, Block::mapping> || std::same_as<M, GenBlock::mapping> ||
+                          std::same_as<M, Collapsed::mapping> || std::same_as<M, AnyDist::mapping> || cyclic_1d<M>;
+
+/// A 1-D layout seen through rank_one (grid coordinate c is process c, no offset).
+template <class L>
+inline constexpr bool is_rank_one = false;
+template <class M>
+inline constexpr bool is_rank_one<rank_one<M>> = true;
+
+/// The communicator rank at grid coordinates c of layout l.
+template <class M>
+constexpr int peer_rank(const rank_one<M>&, const std::array<int, 1>& c) noexcept {
+  return c[0];
+}
+template <class L, std::size_t N>
+  requires requires(const L& l, const std::array<int, N>& c) { l.grid().rank_of(c); }
+constexpr int peer_rank(const L& l, const std::array<int, N>& c) noexcept {
+  return l.grid().rank_of(c);
+}
+
+/// f(mapping, offset) with dimension d's 1-D mapping as its type states it and the layout's offset
+/// along d (grid coordinate c holds the mapping's process floor_mod(c - offset, extent)); returns
+/// false, without calling f, for a layout that does not show its mappings.
+template <class L, class F>
+bool visit_mapping(const L& l, std::size_t d, F&& f) {
+  if constexpr (is_rank_one<L>) {
+    f(l.m, 0);
+    return true;
+  } else if constexpr (requires { l.visit_dimension(d, [](const auto&, auto) {}); l.offsets(); }) {
+    l.visit_dimension(d, [&](const auto& m, auto) { f(m, l.offsets()[d]); });
+    return true;
+  } else {
+    return false;
+  }
+}
+
+/// Appends to `out` processes of the 1-D mapping m among which are all holders of an element of
+/// [lo, hi) (a superset: the intersection decides), and returns true; false when m's type has no
+/// such cheap answer.
+template <class M>
+bool owners_of_range(const M& m, index_t lo, index_t hi, std::vector<int>& out) {
+  if (hi <= lo) return true;
+  if constexpr (std::same_as<M, Block::mapping> || std::same_as<M, GenBlock::mapping> || std::same_as<M, Collapsed::mapping>) {
+    for (int v = m.owner(lo), e = m.owner(hi - 1); v <= e; ++v) out.push_back(v);  // owners grow with the index
+    return true;
+  } else if constexpr (cyclic_1d<M>) {
+    const index_t k = m.block_size(), b0 = lo / k, b1 = (hi - 1) / k;
+    const int p = m.nprocs();
+    if (b1 - b0 + 1 >= p)
+      for (int v = 0; v < p; ++v) out.push_back(v);
+    else
+      for (index_t b = b0; b <= b1; ++b) out.push_back(static_cast<int>(b % p));
+    return true;
+  } else if constexpr (std::same_as<M, AnyDist::mapping>) {
+    bool known = false;
+    auto held = [&](const auto* x) {
+      if (x != nullptr) known = owners_of_range(*x, lo, hi, out);
+    };
+    held(m.template get_if<Block::mapping>());
+    held(m.template get_if<Cyclic<dynamic>::mapping>());
+    held(m.template get_if<GenBlock::mapping>());
+    held(m.template get_if<Collapsed::mapping>());
+    return known;
+  } else {
+    return false;
+  }
+}
+
+/// The grid coordinates along dimension k of layout `other` that may share an element with the LDDs
+/// `mine` (sorted, distinct), when finding them costs less than intersecting with every coordinate:
+/// the owners of mine's blocks, by formula. Nothing when every coordinate must be tried.
+template <class L, class R>
+std::optional<std::vector<int>> candidate_coords(const L& other, std::size_t k, const R& mine, int extent) {
+  index_t blocks = 0;
+  for (const Ldd& l : mine) blocks += l.empty() ? 0 : l.n;
+  if (blocks >= extent) return std::nullopt;
+  std::vector<int> out;
+  bool known = true;
+  const bool shown = visit_mapping(other, k, [&](const auto& m, int offset) {
+    for (const Ldd& l : mine)
+      for (index_t u = 0; u < (l.empty() ? 0 : l.n) && known; ++u) known = owners_of_range(m, l.o + l.s * u, l.o + l.s * u + l.b, out);
+    for (int& v : out) v = static_cast<int>(floor_mod(v + offset, extent));
+  });
+  if (!shown || !known) return std::nullopt;
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+/// True when layout l's LDDs along dimension d are walkable at every grid coordinate: known from
+/// the type for the built-in distributions, asked of every coordinate otherwise. Every rank gets
+/// the same answer.
+template <class L>
+bool walkable_dimension(const L& l, std::size_t d) {
+  bool builtin = false;
+  visit_mapping(l, d, [&](const auto& m, int) { builtin = builtin_mapping<std::remove_cvref_t<decltype(m)>>; });
+  if (builtin) return true;
+  for (int c = 0; c < l.grid().extent(d); ++c)
+    if (!walkable(l.ldds(d, c))) return false;
+  return true;
+}
+
+/// The run provider of one dimension pair of a plan: t.of(c), for every grid coordinate c of the
+/// other side's dimension that shares elements with coordinate `mine` of this side's dimension,
+/// the runs between the two (who: the side this rank is on; dimension d of `from`, dimension k of
+/// `to`); the other coordinates are not in t. A Cyclic to Cyclic
 /// pair on the same number of processes takes the basic-cycle templates of seed 000
 /// (index::cycle_table; static tables when both block sizes and the grid's extent along the
 /// dimension are in the layouts' types); any other pair, the LDD intersection of seed 003. Both
 /// give the same runs.
 template <class From, class To>
 void dimension_table(const From& from, std::size_t d, int mine, const To& to, std::size_t k, index::side who,
-                     std::vector<std::vector<Run>>& t) {
+                     PeerRuns& t) {
   const bool sender = who == index::side::sender;
   const int other_extent = sender ? to.grid().extent(k) : from.grid().extent(d);
-  t.assign(static_cast<std::size_t>(other_extent), {});
+  t = {};
   bool done = false;
   if constexpr (requires { from.visit_dimension(d, [](const auto&, auto) {}); to.visit_dimension(k, [](const auto&, auto) {}); }) {
     // The first layout's facts are taken in the outer lambda, as values: the inner one captures
@@ -326,12 +446,12 @@ void dimension_table(const From& from, std::size_t d, int mine, const To& to, st
             constexpr std::size_t P = extent_from == decltype(pt)::value ? extent_from : dynamic;
             auto virtual_of = [&](int c, int offset) { return static_cast<int>(floor_mod(c - offset, np)); };
             const int vm = virtual_of(mine, sender ? from.offsets()[d] : to.offsets()[k]);
-            std::vector<std::vector<Run>> by_process;
             index::cycle_table<static_from, CT::distribution_type::static_block_size(), P>(
-                block_from, ct->block_size(), np, n, vm, who, by_process);
+                block_from, ct->block_size(), np, n, vm, who, t);
+            // Processes of the other side to its grid coordinates.
             const int other_offset = sender ? to.offsets()[k] : from.offsets()[d];
-            for (int c = 0; c < other_extent; ++c)
-              t[static_cast<std::size_t>(c)] = std::move(by_process[static_cast<std::size_t>(virtual_of(c, other_offset))]);
+            for (int& v : t.peers) v = static_cast<int>(floor_mod(v + other_offset, np));
+            t.sort();
             done = true;
           }
         });
@@ -339,12 +459,26 @@ void dimension_table(const From& from, std::size_t d, int mine, const To& to, st
     });
   }
   if (done) return;
+  // The LDD intersection with the coordinates that may hold one of this side's elements (found by
+  // formula: a plan follows the rank's messages, not P), or with every coordinate.
+  std::vector<Run> runs;
+  auto each_candidate = [&](const auto& m, const auto& other, std::size_t along, auto&& f) {
+    auto one = [&](int c) {
+      runs.clear();
+      f(c);
+      if (!runs.empty()) t.push(c, runs);
+    };
+    if (const auto cand = candidate_coords(other, along, m, other_extent))
+      for (int c : *cand) one(c);
+    else
+      for (int c = 0; c < other_extent; ++c) one(c);
+  };
   if (sender) {
     const auto m = from.ldds(d, mine);
-    for (int c = 0; c < other_extent; ++c) index::intersect(m, to.ldds(k, c), t[static_cast<std::size_t>(c)]);
+    each_candidate(m, to, k, [&](int c) { index::intersect(m, to.ldds(k, c), runs); });
   } else {
     const auto m = to.ldds(k, mine);
-    for (int c = 0; c < other_extent; ++c) index::intersect(from.ldds(d, c), m, t[static_cast<std::size_t>(c)]);
+    each_candidate(m, from, d, [&](int c) { index::intersect(from.ldds(d, c), m, runs); });
   }
 }
 
@@ -356,8 +490,10 @@ void dimension_table(const From& from, std::size_t d, int mine, const To& to, st
 /// same extents (after fv's permutation); the callers check them with their own messages. A
 /// layout with an origin (detail::origin_of: a section's dropped dimensions) adds it to every
 /// section's offset on its side.
-/// No communication; O(Σ_d grid extent · period + sections) index work, nothing grows with the
-/// array for periodic layouts.
+/// No communication. Index work per dimension over the other side's coordinates that may share
+/// elements with this rank's (by formula for the built-in distributions: owners of this rank's
+/// blocks, or the basic-cycle templates; every coordinate for others), then per message: it follows
+/// the rank's messages, not P, and nothing grows with the array for periodic layouts.
 template <class R, class From, class To>
 BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
   const From& from = fv.m;
@@ -380,18 +516,32 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
   const auto my_dst = to.coords_of(rank);
 
   // runs[d][c]: source dimension d at coordinate cs[d] ∩ destination dimension dst_dim[d] at coordinate c.
-  using Table = std::array<std::vector<std::vector<Run>>, N>;
+  using Table = std::array<PeerRuns, N>;
+  auto holds_none = [](const auto& ldds) {
+    for (const Ldd& l : ldds)
+      if (!l.empty()) return false;
+    return true;
+  };
   // Each dimension's runs from its run provider (dimension_table): the basic-cycle templates for
   // Cyclic to Cyclic, the LDD intersection otherwise.
   auto sender_side = [&](const auto& cs) {
     Table t;
-    for (std::size_t d = 0; d < N; ++d) dimension_table(from, d, cs[d], to, dst_dim[d], index::side::sender, t[d]);
+    for (std::size_t d = 0; d < N; ++d)
+      if (holds_none(from.ldds(d, cs[d]))) return t;  // this rank holds nothing: no message
+    for (std::size_t d = 0; d < N; ++d) {
+      dimension_table(from, d, cs[d], to, dst_dim[d], index::side::sender, t[d]);
+      if (t[d].peers.empty()) break;  // no element shared along d: no message, whatever the others
+    }
     return t;
   };
   auto receiver_side = [&](const auto& cd) {
     Table t;
     for (std::size_t d = 0; d < N; ++d)
+      if (holds_none(to.ldds(d, cd[d]))) return t;
+    for (std::size_t d = 0; d < N; ++d) {
       dimension_table(from, d, cd[dst_dim[d]], to, dst_dim[d], index::side::receiver, t[d]);
+      if (t[d].peers.empty()) break;
+    }
     return t;
   };
   // The sections between sender coordinates cs (rank s) and receiver coordinates cd (rank r).
@@ -402,7 +552,7 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
     const auto ds = to.strides(r);
     for (std::size_t d = 0; d < N; ++d) {
       const std::size_t k = dst_dim[d];
-      p.runs[d] = t[d][static_cast<std::size_t>(by_receiver ? cs[d] : cd[k])];
+      p.runs[d] = t[d].of(by_receiver ? cs[d] : cd[k]);
       p.src_stride[d] = ss[d];
       p.dst_stride[d] = ds[k];
     }
@@ -419,6 +569,30 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
     stage.local = collect_message(stage, rank, side::src, [&](std::vector<R>& out) {
       pair_sections(*sends, false, *my_src, rank, *my_dst, rank, out);
     });
+  // The peers: the ranks at the coordinates that have runs in every dimension's table (a message
+  // is the product of its dimensions' runs; the other ranks share nothing with this one), so that
+  // the work follows the rank's messages and not P. Sender tables are indexed by destination
+  // coordinates (along dst_dim[d]), receiver tables by source coordinates.
+  auto peers_of = [&](const std::optional<Table>& t, const auto& layout, bool by_dst) -> std::optional<std::vector<int>> {
+    if constexpr (!requires { peer_rank(layout, std::array<int, N>{}); }) {
+      return std::nullopt;
+    } else {
+      std::vector<int> out;
+      if (!t) return out;
+      for (std::size_t d = 0; d < N; ++d)
+        if ((*t)[d].peers.empty()) return out;
+      std::array<std::size_t, N> i{};
+      std::array<int, N> c{};
+      for (;;) {
+        for (std::size_t d = 0; d < N; ++d) c[by_dst ? dst_dim[d] : d] = (*t)[d].peers[i[d]];
+        out.push_back(peer_rank(layout, c));
+        std::size_t d = 0;
+        while (d < N && ++i[d] == (*t)[d].peers.size()) i[d++] = 0;
+        if (d == N) break;
+      }
+      return out;
+    }
+  };
   add_messages(
       stage, rank, nprocs,
       [&](int q, std::vector<R>& out) {
@@ -428,7 +602,8 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
       [&](int q, std::vector<R>& out) {
         const auto cq = from.coords_of(q);
         if (my_dst && cq) pair_sections(*recvs, true, *cq, q, *my_dst, rank, out);
-      });
+      },
+      peers_of(sends, to, true), peers_of(recvs, from, false));
 
   // The walks, which define the packed order of the messages (plan/walk.hpp): the source in its
   // storage order (walk dimension k is source dimension order[k]), the destination in the same
@@ -439,10 +614,7 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
   // the origin). A pair without these properties gets no walks, on every rank alike, and its
   // messages are packed in the order of their runs.
   bool ordered = !HasOrigin<From> && !HasOrigin<To>;
-  for (std::size_t d = 0; d < N && ordered; ++d) {
-    for (int c = 0; c < from.grid().extent(d) && ordered; ++c) ordered = walkable(from.ldds(d, c));
-    for (int c = 0; c < to.grid().extent(d) && ordered; ++c) ordered = walkable(to.ldds(d, c));
-  }
+  for (std::size_t d = 0; d < N && ordered; ++d) ordered = walkable_dimension(from, d) && walkable_dimension(to, d);
   if (!ordered) return plan;
   auto extent_of = [](const auto& s) {
     index_t n = 0;
@@ -450,7 +622,7 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
     return n;
   };
   std::array<WalkInput, N> dims{};
-  // Message i's peer coordinates per walk dimension: coord(peer, k).
+  // Message i's peer per walk dimension, as its position among the dimension's peers: coord(peer, k).
   auto peer_coords = [&](const std::vector<Message>& messages, auto&& coord) {
     std::vector<std::vector<index_t>> c(messages.size(), std::vector<index_t>(N));
     for (std::size_t i = 0; i < messages.size(); ++i)
@@ -462,7 +634,9 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
     for (std::size_t k = 0; k < N; ++k)
       dims[k] = WalkInput{&(*sends)[order[k]], extent_of(from.ldds(order[k], (*my_src)[order[k]])), st[order[k]]};
     stage.send_walk = make_walk(
-        dims, peer_coords(stage.sends, [&](int q, std::size_t k) { return index_t{(*to.coords_of(q))[dst_dim[order[k]]]}; }),
+        dims, peer_coords(stage.sends, [&](int q, std::size_t k) {
+          return static_cast<index_t>((*sends)[order[k]].position((*to.coords_of(q))[dst_dim[order[k]]]));
+        }),
         true);
   }
   if (my_dst) {
@@ -472,7 +646,9 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
       dims[k] = WalkInput{&(*recvs)[order[k]], extent_of(to.ldds(q, (*my_dst)[q])), st[q]};
     }
     stage.recv_walk = make_walk(
-        dims, peer_coords(stage.recvs, [&](int q, std::size_t k) { return index_t{(*from.coords_of(q))[order[k]]}; }),
+        dims, peer_coords(stage.recvs, [&](int q, std::size_t k) {
+          return static_cast<index_t>((*recvs)[order[k]].position((*from.coords_of(q))[order[k]]));
+        }),
         false);
     // A message received straight into dst needs the packed order to be dst's storage order:
     // the walk must go through dst in dst's own order of dimensions.
@@ -489,7 +665,8 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
 /// The plan of `rank` for moving a 1-D array laid out by `from` to the layout `to` (both bound
 /// to the same n and P): per peer, the intersections of the LDDs (seed 003), as runs. It is the
 /// rank-1 case of the N-D plan below, built by the same code.
-/// Cost: O(P · period) index work; nothing grows with n for periodic layouts.
+/// Cost: index work over the peers that may share elements with `rank` (detail::build_plan_of);
+/// nothing grows with n for periodic layouts.
 template <LinearLayout From, LinearLayout To>
 Plan build_plan(const From& from, const To& to, int rank) {
   REDIST_EXPECTS(from.size() == to.size(),

@@ -37,8 +37,9 @@ struct WalkBand {
 };
 
 /// One dimension of a walk: its element stride in the local storage, its place in the walk's
-/// order of dimensions, and per peer coordinate c its members banded
-/// (`bands[begin[c], begin[c + 1])` over `members`) and their elements (`total[c]`).
+/// order of dimensions, and per peer coordinate that shares elements with this rank (the i-th of
+/// them, in increasing order) its members banded (`bands[begin[i], begin[i + 1])` over `members`)
+/// and their elements (`total[i]`).
 struct WalkDim {
   std::size_t index = 0;
   index_t stride = 1;
@@ -63,8 +64,8 @@ struct WalkDim {
 /// array forward, with one cursor (runtime::pack_message).
 ///
 /// Dimensions holding one local element are left out unless no dimension is left.
-/// `coords[i]` are message i's peer coordinates per walk dimension (the plan's sends for a send
-/// walk, its recvs for a receive walk).
+/// `coords[i]` are message i's peer coordinates per walk dimension, as positions among the
+/// dimension's peer coordinates (the plan's sends for a send walk, its recvs for a receive walk).
 struct Walk {
   std::vector<WalkDim> dims;  ///< innermost first
   std::vector<std::vector<index_t>> coords;
@@ -74,10 +75,11 @@ struct Walk {
 };
 
 namespace detail {
-/// One dimension handed to make_walk: the per-peer-coordinate lists of families (runs, whose
-/// src side is the walking side when `src_side`), the local extent and element stride there.
+/// One dimension handed to make_walk: the lists of families per peer coordinate that has any
+/// (runs, whose src side is the walking side when `src_side`), the local extent and element
+/// stride there.
 struct WalkInput {
-  const std::vector<std::vector<Run>>* families = nullptr;
+  const PeerRuns* families = nullptr;
   index_t extent = 0;
   index_t stride = 1;
 };
@@ -192,7 +194,7 @@ inline void band(const std::vector<WalkFamily>& fams, std::vector<WalkMember>& m
 }
 
 /// The walk of one side of a plan: dims innermost first (the walking side's storage order, or
-/// the sender's order of dimensions on the receiving side), `coords[i]` the peer coordinates per
+/// the sender's order of dimensions on the receiving side), `coords[i]` the peer positions per
 /// walk dimension of the plan's message i (its sends or recvs).
 inline Walk make_walk(std::span<const WalkInput> dims, std::vector<std::vector<index_t>> coords, bool src_side) {
   Walk w;
@@ -208,10 +210,10 @@ inline Walk make_walk(std::span<const WalkInput> dims, std::vector<std::vector<i
     dim.index = k;
     dim.stride = in.stride;
     dim.begin.push_back(0);
-    for (std::size_t c = 0; c < in.families->size(); ++c) {
+    for (const std::vector<Run>& runs : in.families->runs) {
       mine.clear();
       index_t total = 0;
-      for (const Run& r : (*in.families)[c]) {
+      for (const Run& r : runs) {
         mine.push_back(WalkFamily{src_side ? r.src : r.dst, r.len, r.count,
                                   r.count > 1 ? (src_side ? r.src_stride : r.dst_stride) : 0});
         total += r.size();
