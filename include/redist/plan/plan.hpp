@@ -515,7 +515,8 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
   const auto my_src = from.coords_of(rank);
   const auto my_dst = to.coords_of(rank);
 
-  // runs[d][c]: source dimension d at coordinate cs[d] ∩ destination dimension dst_dim[d] at coordinate c.
+  // t[d].of(c): source dimension d at coordinate cs[d] ∩ destination dimension dst_dim[d] at coordinate c
+  // (c a destination coordinate in a sender's table, a source coordinate in a receiver's).
   using Table = std::array<PeerRuns, N>;
   auto holds_none = [](const auto& ldds) {
     for (const Ldd& l : ldds)
