@@ -5,7 +5,7 @@
 // `plan-scaling --procs [--max-procs P] [--csv FILE]`: one rank's plan of each case at the
 // redist-bench sizes on P = 64, 1024, 16384, 65536 virtual ranks (the issue "Speed at the memory
 // system's limit": the time should grow with that rank's messages, not with P), for the general
-// builder (all_at_once) at every P and the automatic plan up to P = 1024; then per case and
+// builder (all_at_once) and the automatic plan at every P; then per case and
 // policy the exponents of time and messages in P between the smallest and the largest P.
 #include <algorithm>
 #include <array>
@@ -127,7 +127,7 @@ void procs_rows(std::FILE* out, const char* name, int max_procs, Make&& make) {
     int p0 = 0, p1 = 0;
     OnePlan r0, r1;
     for (const int p : {64, 1024, 16384, 65536}) {
-      if (p > max_procs || (automatic && p > 1024)) break;
+      if (p > max_procs) break;
       const auto [from, to] = make(p);
       const int rank = p / 2 + 1;
       const OnePlan r = automatic ? one_plan(from, to, rank, schedule::automatic)

@@ -195,6 +195,58 @@ TEST_CASE("Two phases through Cyclic(lcm) for general Cyclic pairs", "[circulant
   CHECK(plan_with(f, g, 0, schedule::indirect).steps() <= 3 + 3 + 4);
 }
 
+namespace {
+/// predict() as the model is defined, by brute force over every column and row: O(P · steps + K · steps).
+double predict_brute(const schedule::CirculantSchedule& s, index_t n, index_t b, schedule::Machine m) {
+  const double per_row = static_cast<double>(n) / static_cast<double>(s.shape.p * s.shape.k);
+  double t = 0;
+  bool any_direct = false;
+  index_t busiest = 0;
+  for (index_t c = 0; c < s.shape.p; ++c) {
+    index_t sends = 0;
+    for (const schedule::CirculantStep& st : s.steps)
+      if (st.phase == schedule::circulant_phase::direct && s.to(st, c) != c) ++sends;
+    busiest = std::max(busiest, sends);
+  }
+  for (const schedule::CirculantStep& st : s.steps) {
+    index_t rows = 0;
+    for (index_t i = 0; i < s.shape.k; ++i) rows += s.moves(st, i) ? 1 : 0;
+    const double bytes = static_cast<double>(rows) * per_row * static_cast<double>(b) * m.td;
+    if (st.phase == schedule::circulant_phase::direct) {
+      any_direct = true;
+      t += bytes;
+    } else {
+      t += m.tstep + m.ts + bytes;
+    }
+  }
+  if (any_direct) t += m.tstep + static_cast<double>(busiest) * m.ts;
+  return t;
+}
+}  // namespace
+
+TEST_CASE("The kept columns of a direct step and predict() agree with brute force for K <= 40, P <= 72", "[circulant][model]") {
+  const schedule::Machine m{3e-6, 2e-10, 1e-6};
+  for (index_t K = 1; K <= 40; ++K)
+    for (index_t P = 1; P <= 72; ++P) {
+      const index::Circulant c(K, P);
+      for (int d = 0; d <= schedule::indirect_depth(c); ++d) {
+        const schedule::CirculantSchedule s = schedule::circulant_schedule(c, d);
+        INFO("K = " << K << ", P = " << P << ", d = " << d);
+        for (const schedule::CirculantStep& st : s.steps) {
+          if (st.phase != schedule::circulant_phase::direct) continue;
+          std::vector<index_t> kept, brute;
+          s.for_each_kept_column(st, [&](index_t col) { kept.push_back(col); });
+          for (index_t col = 0; col < P; ++col)
+            if (s.to(st, col) == col) brute.push_back(col);
+          std::sort(kept.begin(), kept.end());
+          REQUIRE(kept == brute);
+        }
+        const index_t n = P * K * 37 + 11;
+        REQUIRE(schedule::predict(s, n, 8, m) == Approx(predict_brute(s, n, 8, m)).epsilon(1e-12));
+      }
+    }
+}
+
 TEST_CASE("automatic picks by the GDM model, the same on every rank, and runs exactly", "[circulant][automatic]") {
   const schedule::Machine startup_bound{1e-3, 1e-12}, bandwidth_bound{1e-9, 1e-6};
   // Tiny messages, expensive startups: fewer steps win (indirect, or BCC's few messages).
@@ -284,6 +336,41 @@ TEST_CASE("A Cyclic pair whose basic cycle costs more to build than the data it 
   CHECK(redist::detail::cycle_plan_affordable(CycMap(Cyclic<dynamic>(8), n, 4), CycMap(Cyclic<dynamic>(5), n, 4)));
   CHECK(redist::detail::cycle_plan_affordable(CycMap(Cyclic<dynamic>(1024), n, 4), CycMap(Cyclic<dynamic>(1), n, 4)));
   CHECK_FALSE(redist::detail::cycle_plan_affordable(CycMap(Cyclic<dynamic>(1 << 21), n, 4), CycMap(Cyclic<dynamic>(1), n, 4)));
+}
+
+TEST_CASE("BCC's messages go at once when its contention-free order would cost O(P · BC) to build", "[circulant][automatic]") {
+  // Cyclic(8) -> Cyclic(5), n = 2^24: the model's choice at 1024 ranks is BCC (BC = 40), whose
+  // contention-free order colours every rank's messages: 1024 · 40 > max_bcc_schedule_work.
+  const index_t n = index_t{1} << 24;
+  const schedule::CyclicChoice bcc{schedule::CyclicChoice::method::bcc, 0, 0};
+  for (const int P : {64, 1024}) {
+    const CycMap f(Cyclic<dynamic>(8), n, P), g(Cyclic<dynamic>(5), n, P);
+    const bool affordable = redist::detail::bcc_schedule_affordable(f, g);
+    CHECK(affordable == (P == 64));
+    for (const int rank : {0, 1, P / 2 + 1, P - 1}) {
+      const Plan p = plan_for_choice(f, g, rank, bcc);
+      const Plan general = build_plan(f, g, rank);
+      CHECK(p.schedule_name == (affordable ? "bcc_contention_free" : "all_at_once"));
+      REQUIRE(p.stages.size() == 1);
+      // The same messages either way.
+      CHECK(p.only().sends.size() == general.only().sends.size());
+      CHECK(p.only().recvs.size() == general.only().recvs.size());
+      if (!affordable) CHECK(p.steps() == 1);
+    }
+  }
+  // The substituted plan is exact for every rank (a P small enough to simulate, a block pair whose
+  // basic cycle exceeds the bound there).
+  const index_t m = 100003;
+  const int P = 16;
+  const CycMap f(Cyclic<dynamic>(1000), m, P), g(Cyclic<dynamic>(3), m, P);
+  REQUIRE_FALSE(redist::detail::bcc_schedule_affordable(f, g));
+  std::vector<Plan> plans;
+  for (int r = 0; r < P; ++r) plans.push_back(plan_for_choice(f, g, r, bcc));
+  const auto res = test::simulate_plans(plans, test::oracle(Cyclic<dynamic>(1000), m, P), test::oracle(Cyclic<dynamic>(3), m, P),
+                                        test::SimChecks{true, false});
+  INFO(res.failure);
+  CHECK(res.ok);
+  CHECK(res.max_steps == 1);
 }
 
 TEST_CASE("Circulant policies reject bad arguments with a message", "[circulant][errors]") {

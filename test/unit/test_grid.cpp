@@ -122,6 +122,32 @@ TEMPLATE_LIST_TEST_CASE("Random 2-D redistributions are exact in the virtual-ran
   }
 }
 
+TEMPLATE_LIST_TEST_CASE("message_size_bound bounds every message of random 2-D and transposed pairs", "[grid][schedule][automatic]",
+                        Pairs2D) {
+  using A = mp11::mp_first<TestType>;
+  using B = mp11::mp_second<TestType>;
+  std::mt19937_64 rng(2026);
+  for (int t = 0; t < 20; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 64);
+    const std::array<index_t, 2> ext{static_cast<index_t>(rng() % 60), static_cast<index_t>(rng() % 60)};
+    auto a = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<A, mp11::mp_list>*>(nullptr));
+    auto b = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
+    auto bt = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>({ext[1], ext[0]}, nprocs, rng); }(
+        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
+    INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x " << ext[1]);
+    index_t most = 0, most_t = 0;
+    for (const schedule::Transfer& x : grid_transfers(a.mapping, b.mapping)) most = std::max(most, x.size);
+    const Transposed<decltype(a.mapping)> at{a.mapping};
+    for (const schedule::Transfer& x : grid_transfers(at, bt.mapping)) most_t = std::max(most_t, x.size);
+    CHECK(detail::message_size_bound(a.mapping, b.mapping) >= most);
+    CHECK(detail::message_size_bound(at, bt.mapping) >= most_t);
+    // Tight for the whole array on one rank.
+    if (nprocs == 1) CHECK(detail::message_size_bound(a.mapping, b.mapping) == ext[0] * ext[1]);
+  }
+}
+
 TEST_CASE("Arrays of rank 5 and 6 redistribute exactly: no rank limit", "[grid][simulate][nd]") {
   std::mt19937_64 rng(2026);
   for (int t = 0; t < 12; ++t) {

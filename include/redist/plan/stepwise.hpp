@@ -3,9 +3,11 @@
 
 #include <concepts>
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -156,11 +158,45 @@ struct grid_rule_t {};
 /// The message size (elements) from which automatic schedules N-D plans in contention-free steps.
 inline constexpr index_t stepwise_from_elements = index_t{1} << 17;
 
+namespace detail {
+/// The most elements layout l holds along dimension d at one grid coordinate: by formula for Block,
+/// Cyclic<k> and Collapsed (coordinate 0 holds the most), the dimension's extent for other 1-D
+/// mappings, and no bound (the largest index_t) for a layout that does not show its mappings.
+template <class L>
+index_t most_held(const L& l, std::size_t d) {
+  index_t most = std::numeric_limits<index_t>::max();
+  visit_mapping(l, d, [&](const auto& m, int) {
+    using M = std::remove_cvref_t<decltype(m)>;
+    if constexpr (std::same_as<M, Block::mapping> || std::same_as<M, Collapsed::mapping> || cyclic_1d<M>)
+      most = m.local_size(0);
+    else if constexpr (requires { { m.size() } -> std::convertible_to<index_t>; })
+      most = m.size();
+  });
+  return most;
+}
+
+/// An upper bound on the elements of any one message of from -> to, in O(N): per dimension the
+/// fewer of the most either side holds at one coordinate (most_held), multiplied (saturating).
+template <GridSource From, GridLayout To>
+index_t message_size_bound(const From& from_view, const To& to) {
+  const auto fv = view_of(from_view);
+  index_t bound = 1;
+  for (std::size_t k = 0; k < To::rank(); ++k) {
+    const index_t e = std::min(most_held(fv.m, fv.perm[k]), most_held(to, k));
+    if (e == 0) return 0;
+    bound = bound > std::numeric_limits<index_t>::max() / e ? std::numeric_limits<index_t>::max() : bound * e;
+  }
+  return bound;
+}
+}  // namespace detail
+
 /// automatic on N-D layouts: relative-group scheduling (contention-free, max-degree steps) when
 /// some message of the redistribution holds at least stepwise_from_elements elements, every
 /// message posted at once otherwise. With messages of megabytes, posting them all at once made
 /// the ranks' transfers compete for memory bandwidth and cache (doc/nd_arrays.md). The rule reads
-/// every rank's messages (transfers), so every rank makes the same choice.
+/// every rank's messages (transfers), so every rank makes the same choice; it skips reading them
+/// when no message can be that large (detail::message_size_bound), so that a plan of small
+/// messages costs what its own messages cost, not O(P²).
 template <>
 struct planner<schedule::detail::grid_rule_t> {
   template <class From, class To>
@@ -172,6 +208,7 @@ struct planner<schedule::detail::grid_rule_t> {
   template <class From, class To>
   static auto plan(const From& from, const To& to, int rank, schedule::detail::grid_rule_t) {
     auto plan = build_plan(from, to, rank);
+    if (detail::message_size_bound(from, to) < stepwise_from_elements) return plan;
     const auto t = transfers(from, to);
     bool large = false;
     for (const schedule::Transfer& x : t) large = large || (!x.local() && x.size >= stepwise_from_elements);

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstddef>
+#include <numeric>
 #include <vector>
 
 #include <redist/detail/math.hpp>
@@ -120,6 +121,37 @@ struct CirculantSchedule {
   }
   constexpr index_t key1_of(index_t i1) const noexcept { return ((i1 >> d1) << d1) % shape.p1; }
   constexpr index_t key2_of(index_t i2) const noexcept { return (i2 >> d2) << d2; }
+
+  /// Calls f(c) for every column c that keeps its blocks in the direct step s (to(s, c) == c), in
+  /// O(G + the columns found) instead of O(P). With c = c1·G + c2 = a + P'·b (0 <= a < P'),
+  /// to(s, c) == c means b = (key2 - c2) mod G and a = N·(c1 - key1) mod P'. For each b, c2 is
+  /// fixed, c in [b·P', (b+1)·P') bounds c1, and the second condition is the linear congruence
+  /// (G - N)·c1 ≡ -c2 - N·key1 (mod P'): an arithmetic progression of c1.
+  template <class F>
+  constexpr void for_each_kept_column(const CirculantStep& s, F&& f) const {
+    const index_t g = shape.g, p1 = shape.p1;
+    const index_t a = redist::detail::floor_mod(g - shape.n, p1);
+    const index_t h = std::gcd(a, p1);  // gcd(0, p1) = p1: every c1 solves it when the right side is 0
+    const index_t period = p1 / h;
+    // (a / h)^-1 mod period (period = 1: anything).
+    const index_t inv = period == 1 ? 0 : redist::detail::floor_mod(index::extended_euclid(a / h, period).x, period);
+    for (index_t b = 0; b < g; ++b) {
+      const index_t c2 = redist::detail::floor_mod(s.key2 - b, g);
+      const index_t rhs = redist::detail::floor_mod(-c2 - shape.n * s.key1, p1);
+      if (rhs % h != 0) continue;
+      const index_t x0 = period == 1 ? 0 : (rhs / h) % period * inv % period;
+      index_t lo = redist::detail::ceil_div(b * p1 - c2, g), hi = redist::detail::floor_div((b + 1) * p1 - 1 - c2, g);
+      lo = lo < 0 ? 0 : lo;
+      hi = hi > p1 - 1 ? p1 - 1 : hi;
+      for (index_t c1 = lo + redist::detail::floor_mod(x0 - lo, period); c1 <= hi; c1 += period) f(c1 * g + c2);
+    }
+  }
+  /// How many columns keep their blocks in the direct step s (see for_each_kept_column).
+  constexpr index_t kept_columns(const CirculantStep& s) const {
+    index_t count = 0;
+    for_each_kept_column(s, [&](index_t) { ++count; });
+    return count;
+  }
   friend constexpr bool operator==(const CirculantSchedule&, const CirculantSchedule&) = default;
 };
 
@@ -153,8 +185,7 @@ constexpr CirculantSchedule circulant_schedule(const index::Circulant& c, int d)
       seen = seen || (s.steps[t].key1 == key1 && s.steps[t].key2 == key2);
     if (seen) continue;
     CirculantStep step{circulant_phase::direct, 0, key1, key2, mask1, mask2};
-    bool moves = false;
-    for (index_t q = 0; q < c.p && !moves; ++q) moves = s.to(step, q) != q;
+    const bool moves = s.kept_columns(step) < c.p;
     // A group every column keeps still has to be registered, so that its rows are not revisited.
     s.steps.push_back(step);
     if (!moves) s.steps.back().stride = -1;

@@ -71,31 +71,46 @@ constexpr double corollary2_hybrid(index_t k, index_t n, index_t p, index_t b, i
 /// n / (P·K)); the direct steps, posted at once, one tstep, ts per message of the busiest
 /// process (a step in which a process keeps its blocks sends nothing) and their messages' bytes.
 /// With tstep = 0 the direct schedule's time is Corollary 2 (i) whenever some process sends in
-/// every step.
-constexpr double predict(const CirculantSchedule& s, index_t n, index_t b, Machine m) noexcept {
-  const double per_row = static_cast<double>(n) / static_cast<double>(s.shape.p * s.shape.k);
+/// every step. Cost: O(K log K + G · steps + the columns that keep blocks), not O(P).
+constexpr double predict(const CirculantSchedule& s, index_t n, index_t b, Machine m) {
+  const index_t k = s.shape.k, g = s.shape.g;
+  const double per_row = static_cast<double>(n) / static_cast<double>(s.shape.p * k);
+  // The rows each step moves: a shift step's by its bit; the direct groups' in one pass over the
+  // rows, each row looked up by its group's keys.
+  std::vector<index_t> rows(s.steps.size(), 0);
+  std::vector<std::array<index_t, 3>> groups;  // (key1, key2, step) of the direct steps, sorted
+  for (std::size_t j = 0; j < s.steps.size(); ++j) {
+    const CirculantStep& st = s.steps[j];
+    if (st.phase == circulant_phase::direct) groups.push_back({st.key1, st.key2, static_cast<index_t>(j)});
+    else
+      for (index_t i = 0; i < k; ++i) rows[j] += s.moves(st, i) ? 1 : 0;
+  }
+  std::sort(groups.begin(), groups.end());
+  for (index_t i = 0; i < k; ++i) {
+    const std::array<index_t, 3> key{s.key1_of(i / g), s.key2_of(i % g), -1};
+    const auto it = std::lower_bound(groups.begin(), groups.end(), key);
+    if (it != groups.end() && (*it)[0] == key[0] && (*it)[1] == key[1]) ++rows[static_cast<std::size_t>((*it)[2])];
+  }
   double t = 0;
-  bool any_direct = false;
-  index_t busiest = 0;
-  for (index_t c = 0; c < s.shape.p; ++c) {
-    index_t sends = 0;
-    for (const CirculantStep& st : s.steps)
-      if (st.phase == circulant_phase::direct && s.to(st, c) != c) ++sends;
-    busiest = sends > busiest ? sends : busiest;
+  for (std::size_t j = 0; j < s.steps.size(); ++j) {
+    const double bytes = static_cast<double>(rows[j]) * per_row * static_cast<double>(b) * m.td;
+    t += s.steps[j].phase == circulant_phase::direct ? bytes : m.tstep + m.ts + bytes;
   }
-  for (const CirculantStep& st : s.steps) {
-    index_t rows = 0;
-    for (index_t i = 0; i < s.shape.k; ++i) rows += s.moves(st, i) ? 1 : 0;
-    const double bytes = static_cast<double>(rows) * per_row * static_cast<double>(b) * m.td;
-    if (st.phase == circulant_phase::direct) {
-      any_direct = true;
-      t += bytes;
-    } else {
-      t += m.tstep + m.ts + bytes;
-    }
+  if (groups.empty()) return t;
+  // The busiest process sends in every direct step but those in which it keeps its blocks: while
+  // fewer (step, column) pairs keep than there are columns, some column keeps in none.
+  const auto direct_steps = static_cast<index_t>(groups.size());
+  index_t kept = 0;
+  for (const auto& gr : groups) kept += s.kept_columns(s.steps[static_cast<std::size_t>(gr[2])]);
+  index_t busiest = direct_steps;
+  if (kept >= s.shape.p) {
+    std::vector<index_t> kept_by(static_cast<std::size_t>(s.shape.p), 0);
+    for (const auto& gr : groups)
+      s.for_each_kept_column(s.steps[static_cast<std::size_t>(gr[2])],
+                             [&](index_t c) { ++kept_by[static_cast<std::size_t>(c)]; });
+    busiest = direct_steps - *std::min_element(kept_by.begin(), kept_by.end());
   }
-  if (any_direct) t += m.tstep + static_cast<double>(busiest) * m.ts;
-  return t;
+  return t + m.tstep + static_cast<double>(busiest) * m.ts;
 }
 
 /// The GDM time of the basic-cycle calculation's exchange: `messages` startups (one process's),
