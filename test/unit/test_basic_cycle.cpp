@@ -23,6 +23,7 @@
 #include <redist/schedule/multiphase.hpp>
 
 #include "../support/oracle.hpp"
+#include "../support/sanitized.hpp"
 #include "../support/simulator.hpp"
 
 using namespace redist;
@@ -207,7 +208,7 @@ TEST_CASE("Static tables and plan-time tables give the same templates and plans"
 TEST_CASE("BCC plans are exact in the virtual-rank simulation, s, t <= 64, P <= 64", "[bcc][simulate]") {
   std::mt19937_64 rng(77);
   int cases = 0;
-  for (int trial = 0; trial < 400; ++trial) {
+  for (int trial = 0; trial < redist::test::trials(400); ++trial) {
     const index_t s = 1 + static_cast<index_t>(rng() % 64), t = 1 + static_cast<index_t>(rng() % 64);
     const int nprocs = 1 + static_cast<int>(rng() % 64);
     const index::BasicCycle c(s, t, nprocs);
@@ -246,7 +247,7 @@ TEST_CASE("BCC plans are exact in the virtual-rank simulation, s, t <= 64, P <= 
       }
     }
   }
-  CHECK(cases > 300);
+  CHECK(cases > redist::test::trials(400) * 3 / 4);
 }
 
 TEST_CASE("BCC's send order follows the appearance order of each send template", "[bcc][schedule]") {

@@ -16,6 +16,7 @@
 #include "../support/oracle.hpp"
 #include "../support/paper_steps.hpp"
 #include "../support/random_dists.hpp"
+#include "../support/sanitized.hpp"
 #include "../support/simulator.hpp"
 
 // This file's names, apart from the other files of its program: meson compiles them together
@@ -268,7 +269,7 @@ TEST_CASE("Random GEN_BLOCK pairs: every schedule is complete, contention-free, 
           "[gen_block][simulate]") {
   std::mt19937_64 rng(20240502);
   const double ratios[] = {1.0, 7.5};
-  for (int t = 0; t < 120; ++t) {
+  for (int t = 0; t < test::trials(120); ++t) {
     const int nprocs = t < 20 ? 1 + t % 5 : 1 + static_cast<int>(rng() % 256);
     const index_t n = t % 10 == 0 ? static_cast<index_t>(rng() % 8)
                                   : static_cast<index_t>(std::pow(10.0, std::uniform_real_distribution<double>(0, 4)(rng)));
