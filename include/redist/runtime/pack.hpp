@@ -379,9 +379,20 @@ inline void unpack_range(std::span<const BasicSection<D>> sections, const T* in,
 // Walks: the packed order of plans built from layouts (plan/walk.hpp).
 
 namespace detail {
+/// The elements of local storage walk_one copies member by member (each member's pieces over a
+/// chunk of cycles by one kernel of the piece's length) instead of cycle by cycle: within the L1
+/// cache the traversal order costs nothing, and piece by piece, lengths that change from piece to
+/// piece cost a mispredicted branch each (the walk packed 1.3 ns per element, the runs 0.2).
+inline constexpr index_t family_span_elements = 4096;
+/// ... when its pieces are this short on average (copy_short's kernels): longer pieces cost little
+/// more piece by piece, and go in storage order.
+inline constexpr index_t short_piece = 8;
+
 /// One message (peer coordinates `coords` per walk dimension), its elements [lo, hi) of packed
-/// order, from walk dimension k down: copy(local offset, local stride, position - lo, length).
-/// `pos` counts the message's elements met so far; returns false once pos reaches hi.
+/// order, from walk dimension k down: copy(local offset, local stride, position - lo, length,
+/// count, local step, position step) copies count pieces of length elements, the i-th at local
+/// offset + i · local step and packed position + i · position step. `pos` counts the message's
+/// elements met so far; returns false once pos reaches hi.
 template <class Copy>
 bool walk_one(const Walk& w, std::size_t k, std::span<const index_t> coords, index_t off, index_t& pos, index_t lo,
               index_t hi, Copy& copy) {
@@ -394,12 +405,52 @@ bool walk_one(const Walk& w, std::size_t k, std::span<const index_t> coords, ind
       const WalkBand& band = d.bands[b];
       const WalkMember* bm = ms + band.first;
       index_t base = off + band.start * d.stride;
-      for (index_t cy = 0; cy < band.cycles; ++cy, base += band.period * d.stride)
-        for (std::size_t j = 0; j < band.size; ++j) {
-          if (cy < bm[j].first || cy >= bm[j].first + bm[j].count) continue;
-          copy(base + bm[j].phase * d.stride, d.stride, pos - lo, bm[j].len);
-          pos += bm[j].len;
+      // A band of a few cycles, or of a long period, or strided: cycle by cycle, its members'
+      // pieces in member order (storage order).
+      const index_t chunk = family_span_elements / std::max<index_t>(band.period, 1);
+      if (d.stride != 1 || band.cycles < 2 || chunk < 2) {
+        for (index_t cy = 0; cy < band.cycles; ++cy, base += band.period * d.stride)
+          for (std::size_t m = 0; m < band.size; ++m) {
+            if (cy < bm[m].first || cy >= bm[m].first + bm[m].count) continue;
+            copy(base + bm[m].phase * d.stride, d.stride, pos - lo, bm[m].len, 1, 0, 0);
+            pos += bm[m].len;
+          }
+        continue;
+      }
+      // Otherwise, when the pieces are short, the cycles [c0, c1) in which every member gives its
+      // piece go member by member, a chunk of cycles at a time: each member's pieces in the chunk
+      // (one per cycle, `width` apart in packed order) in one call, by a kernel of the piece's
+      // length, the chunk's span of storage within the L1 cache. The same packed order; the
+      // cycles before and after (a ragged end), cycle by cycle.
+      index_t c0 = 0, c1 = band.cycles, width = 0;
+      for (std::size_t m = 0; m < band.size; ++m) {
+        c0 = std::max(c0, bm[m].first);
+        c1 = std::min(c1, bm[m].first + bm[m].count);
+        width += bm[m].len;
+      }
+      auto cycle = [&](index_t cy) {
+        const index_t at = base + cy * band.period;
+        for (std::size_t m = 0; m < band.size; ++m) {
+          if (cy < bm[m].first || cy >= bm[m].first + bm[m].count) continue;
+          copy(at + bm[m].phase, 1, pos - lo, bm[m].len, 1, 0, 0);
+          pos += bm[m].len;
         }
+      };
+      if (c1 - c0 < 2 || width > short_piece * static_cast<index_t>(band.size)) {
+        for (index_t cy = 0; cy < band.cycles; ++cy) cycle(cy);
+        continue;
+      }
+      for (index_t cy = 0; cy < c0; ++cy) cycle(cy);
+      for (index_t a = c0; a < c1; a += chunk) {
+        const index_t cycles = std::min(chunk, c1 - a);
+        index_t at = pos - lo;
+        for (std::size_t m = 0; m < band.size; ++m) {
+          copy(base + a * band.period + bm[m].phase, 1, at, bm[m].len, cycles, band.period, width);
+          at += bm[m].len;
+        }
+        pos += width * cycles;
+      }
+      for (index_t cy = c1; cy < band.cycles; ++cy) cycle(cy);
     }
     return pos < hi;
   }
@@ -419,7 +470,7 @@ bool walk_one(const Walk& w, std::size_t k, std::span<const index_t> coords, ind
         }
         if (k == 0) {
           const index_t a = std::max(lo, pos) - pos, e = std::min(hi, pos + m.len) - pos;
-          copy(off + (at + a) * d.stride, d.stride, pos + a - lo, e - a);
+          copy(off + (at + a) * d.stride, d.stride, pos + a - lo, e - a, 1, 0, 0);
           pos += m.len;
           if (pos >= hi) return false;
         } else {
@@ -437,7 +488,8 @@ bool walk_one(const Walk& w, std::size_t k, std::span<const index_t> coords, ind
   return true;
 }
 
-/// Walks message i's elements [lo, hi): copy(local offset, local stride, position - lo, length).
+/// Walks message i's elements [lo, hi): copy(local offset, local stride, position - lo, length,
+/// count, local step, position step) as walk_one.
 template <class Copy>
 void run_one(const Walk& w, std::size_t i, index_t lo, index_t hi, Copy&& copy) {
   if (w.dims.empty() || lo >= hi) return;
@@ -462,9 +514,11 @@ inline void pack_message(const Stage<R>& st, std::size_t i, const T* src, T* out
       out += st.runs[k].size();
     }
   } else if (st.send_walk) {
-    detail::run_one(st.send_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
-      detail::copy_pieces(src + at, stride, out + pos, 1, 1, len);
-    });
+    detail::run_one(st.send_walk, i, lo, hi,
+                    [&](index_t at, index_t stride, index_t pos, index_t len, index_t count, index_t step, index_t pstep) {
+                      if (count == 1) detail::copy_pieces(src + at, stride, out + pos, 1, 1, len);
+                      else detail::copy_pieces(src + at, step, out + pos, pstep, len, count);
+                    });
   } else if (lo == 0 && hi == m.size) {
     pack(st.runs_of(m), src, out);
   } else {
@@ -494,9 +548,11 @@ inline void unpack_message(const Stage<R>& st, std::size_t i, const T* in, T* ds
   // dimension, its loops in the source's storage order) has the walk's order; unpacked as a
   // section, a transposed one goes through the tiled copy (copy_transposed).
   if (st.recv_walk && !(m.nruns == 1 && lo == 0 && hi == m.size)) {
-    detail::run_one(st.recv_walk, i, lo, hi, [&](index_t at, index_t stride, index_t pos, index_t len) {
-      detail::copy_pieces(in + pos, 1, dst + at, stride, 1, len, op);
-    });
+    detail::run_one(st.recv_walk, i, lo, hi,
+                    [&](index_t at, index_t stride, index_t pos, index_t len, index_t count, index_t step, index_t pstep) {
+                      if (count == 1) detail::copy_pieces(in + pos, 1, dst + at, stride, 1, len, op);
+                      else detail::copy_pieces(in + pos, pstep, dst + at, step, len, count, op);
+                    });
   } else if (lo == 0 && hi == m.size) {
     unpack(st.runs_of(m), in, dst, op);
   } else {
