@@ -271,7 +271,7 @@ class Decider {
     {
       const bool to_direct = (facts.node_path && !plan.direct()) || !facts.fits_budget;
       if (facts.run == 0 && to_direct) {
-        plan = plan_with(from, to, plan.rank, schedule::bcc_contention_free);
+        plan = plan_for_choice(from, to, plan.rank, schedule::CyclicChoice{});  // BCC's messages
         changed = true;
         d.reason = facts.node_path ? "on one node: copies from shared memory, no schedule (the pair's direct messages)"
                                    : "the circulant schedule's workspace exceeds a rank's scratch budget";
