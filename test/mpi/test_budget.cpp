@@ -63,7 +63,7 @@ TEST_CASE("By default scratch stays within this rank's larger local array", "[mp
     REQUIRE(all_ok(world, holds_index(b)));
     CHECK(plan.scratch_high_water() <= local);
     const std::size_t allocations = plan.scratch().allocations();
-    CHECK(allocations <= 1);
+    CHECK(allocations <= 2);  // the first run's, and the second's timing of the transports
     plan.execute(a, b);  // repeated: no new allocation
     CHECK(plan.scratch().allocations() == allocations);
   }

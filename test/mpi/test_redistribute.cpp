@@ -96,12 +96,17 @@ TEST_CASE("make_plan builds without communication and executes repeatedly", "[mp
   DistArray<int, Cyclic<5>> b(world, 777);
   fill(a, [](index_t g) { return static_cast<int>(g * 3); });
   auto plan = make_plan(a, b);
-  for (int rep = 0; rep < 3; ++rep) {
+  std::size_t allocations = 0;
+  for (int rep = 0; rep < 4; ++rep) {
     fill(b, [](index_t) { return -1; });
     plan.execute(a, b);
     REQUIRE(all_ok(world, holds(b, [](index_t g) { return static_cast<int>(g * 3); })));
+    // The first run allocates the scratch; the second, which times the transports, may grow it
+    // (a collective packs every message); later runs reuse it.
+    if (rep == 1) allocations = plan.scratch().allocations();
   }
-  CHECK(plan.scratch().allocations() <= 1);  // scratch is reused
+  CHECK(allocations <= 2);
+  CHECK(plan.scratch().allocations() == allocations);
   DistArray<int, Cyclic<5>> other(world, 778);
   CHECK_THROWS_AS(plan.execute(a, other), redist::error);
 }

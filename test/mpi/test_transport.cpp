@@ -128,19 +128,193 @@ TEST_CASE("The second run chooses packed or typed messages alike on every rank",
   if (world.size() > 1) {
     CHECK(packed > 0);
     CHECK(typed > 0);
-    CHECK(plan.uses_datatypes() == (typed < packed));
+    // The fastest of the transports timed: point to point (and one all-to-all), packed and typed.
+    const Decision& dec = plan.decision();
+    CHECK(dec.transports.size() >= 2);  // the collectives only when no budget cuts the messages into pieces
+    const TransportTiming* best = &dec.transports.front();
+    for (const TransportTiming& t : dec.transports)
+      if (t.median < best->median) best = &t;
+    CHECK(plan.uses_datatypes() == best->datatypes);
+    CHECK(plan.wire() == best->wire);
   }
   std::fill(b.local().begin(), b.local().end(), -1.0);
   plan.execute(a, b);
   REQUIRE(all_ok(world, holds_nd(b, value_2d)));
-  // Small messages are not timed.
+  // Small messages are not timed as datatypes (their wires are).
   DistArray<double, D> c(world, {9, 7}, D{Cyclic<>{2}, Cyclic<>{2}}, Grid{world.size(), 1});
   DistArray<double, D> d(world, {9, 7}, D{Cyclic<>{3}, Cyclic<>{3}}, Grid{1, world.size()});
   auto small = make_plan(c, d, schedule::automatic, opts);
   small.execute(c, d);
   small.execute(c, d);
-  CHECK(small.transport_medians().first == 0);
+  CHECK(small.transport_medians().second == 0);
   CHECK_FALSE(small.uses_datatypes());
+}
+
+namespace {
+constexpr Wire all_wires[] = {Wire::point_to_point, Wire::persistent, Wire::alltoallv, Wire::neighbor};
+
+/// src -> dst on `wire`, packed or typed, three times in one workspace (persistent requests and the
+/// graph are made once and reused), dst cleared before each; `check` after each run.
+template <class P, class T, class Check>
+void run_wire(const P& plan, Wire wire, bool typed, const mpi::communicator& world, std::span<const T> src,
+              std::span<T> dst, Check&& check, const runtime::SharedSegment* source = nullptr,
+              const runtime::Node* node = nullptr) {
+  runtime::Workspace ws;
+  ws.typed = typed;
+  ws.exchange.wire = wire;
+  for (int run = 0; run < 3; ++run) {
+    std::fill(dst.begin(), dst.end(), T(-1));
+    runtime::execute(plan, world, src, dst, ws, runtime::max_chunk_bytes, runtime::assign_op{}, source, node);
+    INFO("wire " << wire_name(wire, typed) << ", run " << run);
+    REQUIRE(all_ok(world, check()));
+  }
+}
+}  // namespace
+
+TEST_CASE("Every wire is exact: point to point, persistent, one alltoallv, a neighbourhood collective", "[mpi][wire]") {
+  mpi::communicator world;
+  const int p = world.size();
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 6; ++trial) {
+    const index_t n = static_cast<index_t>(rng() % 2500);
+    DistArray<double, Cyclic<dynamic>> a(world, n, Cyclic<dynamic>(1 + static_cast<index_t>(rng() % 9)));
+    DistArray<double, Cyclic<dynamic>> b(world, n, Cyclic<dynamic>(1 + static_cast<index_t>(rng() % 13)));
+    redist::test::fill(a, value_1d);
+    // All at once (the general plan) and BCC in its steps (groups of steps; with the one-pass pack
+    // of basic cycles), each posted on every wire.
+    auto once = make_plan(a, b, schedule::all_at_once);
+    auto bcc = make_plan(a, b, schedule::bcc_contention_free);
+    for (Wire w : all_wires)
+      for (bool typed : {false, true}) {
+        run_wire(once.plan(), w, typed, world, std::span<const double>(a.local()), b.local(),
+                 [&] { return redist::test::holds(b, value_1d); });
+        if (!typed)
+          run_wire(bcc.plan(), w, false, world, std::span<const double>(a.local()), b.local(),
+                   [&] { return redist::test::holds(b, value_1d); });
+      }
+  }
+  using D = Dist<Cyclic<>, Cyclic<>>;
+  for (int trial = 0; trial < 4; ++trial) {
+    const std::array<index_t, 2> ext{static_cast<index_t>(1 + rng() % 50), static_cast<index_t>(1 + rng() % 40)};
+    const int q = 1 + static_cast<int>(rng() % p);
+    DistArray<double, D> a(world, ext, D{Cyclic<>{1 + rng() % 5}, Cyclic<>{1 + rng() % 5}}, Grid{p, 1});
+    DistArray<double, D> b(world, ext, D{Cyclic<>{1 + rng() % 7}, Cyclic<>{1 + rng() % 7}}, Grid{1, q}, {0, 0},
+                           Storage{rng() % 2 ? row_major : column_major, 0});
+    fill_nd(a, value_2d);
+    auto plan = make_plan(a, b);
+    using Tr = Transposed<typename decltype(a)::mapping_type>;
+    DistArray<double, D> t(world, {ext[1], ext[0]}, D{Cyclic<>{2}, Cyclic<>{3}}, Grid{1, p});
+    Redistribution<Tr, typename decltype(t)::mapping_type> tp(Tr{a.mapping()}, t.mapping(), world.rank());
+    for (Wire w : all_wires)
+      for (bool typed : {false, true}) {
+        run_wire(plan.plan(), w, typed, world, std::span<const double>(a.local()), b.local(),
+                 [&] { return holds_nd(b, value_2d); });
+        run_wire(tp.plan(), w, typed, world, std::span<const double>(a.local()), t.local(),
+                 [&] { return holds_nd(t, [](const auto& g) { return value_2d({g[1], g[0]}); }); });
+      }
+  }
+}
+
+TEST_CASE("Wires in rounds of pieces: the collectives run as many rounds on every rank", "[mpi][wire]") {
+  mpi::communicator world;
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 4; ++trial) {
+    const index_t n = 500 + static_cast<index_t>(rng() % 3000);
+    DistArray<double, Cyclic<dynamic>> a(world, n, Cyclic<dynamic>(1 + static_cast<index_t>(rng() % 9)));
+    DistArray<double, Cyclic<dynamic>> b(world, n, Cyclic<dynamic>(1 + static_cast<index_t>(rng() % 13)));
+    redist::test::fill(a, value_1d);
+    for (auto plan : {make_plan(a, b, schedule::all_at_once).plan(), make_plan(a, b, schedule::bcc).plan()}) {
+      // A piece every rank shares (a multiple of the basic cycle's quantum for the one-pass pack),
+      // and the most rounds of any rank, as the decision agrees them.
+      const index_t quantum = plan.stages[0].cycles ? plan.stages[0].cycles.quantum : 1;
+      plan.piece = quantum * (1 + static_cast<index_t>(rng() % 40));
+      const index_t mine = runtime::detail::stage_rounds(plan, plan.stages[0], false, false).rounds;
+      const index_t rounds = mpi::all_reduce(world, mine, mpi::maximum<index_t>());
+      for (Wire w : all_wires) {
+        runtime::Workspace ws;
+        ws.exchange.wire = w;
+        ws.exchange.collective_rounds = rounds;
+        std::fill(b.local().begin(), b.local().end(), -1.0);
+        runtime::execute(plan, world, std::span<const double>(a.local()), b.local(), ws);
+        INFO("wire " << wire_name(w, false) << ", piece " << plan.piece << ", rounds " << rounds);
+        REQUIRE(all_ok(world, redist::test::holds(b, value_1d)));
+      }
+    }
+  }
+}
+
+TEST_CASE("Persistent requests follow the buffers: other arrays with the same plan are exact", "[mpi][wire]") {
+  mpi::communicator world;
+  const index_t n = 3001;
+  DistArray<double, Cyclic<3>> a(world, n), a2(world, n);
+  DistArray<double, Cyclic<7>> b(world, n), b2(world, n);
+  redist::test::fill(a, value_1d);
+  redist::test::fill(a2, [](index_t g) { return -value_1d(g); });
+  auto plan = make_plan(a, b, schedule::all_at_once);
+  runtime::Workspace ws;
+  ws.exchange.wire = Wire::persistent;
+  for (int run = 0; run < 4; ++run) {
+    const bool second = run % 2 == 1;
+    auto& from = second ? a2 : a;
+    auto& to = second ? b2 : b;
+    std::fill(to.local().begin(), to.local().end(), -1.0);
+    runtime::execute(plan.plan(), world, std::span<const double>(from.local()), to.local(), ws);
+    if (second) REQUIRE(all_ok(world, redist::test::holds(b2, [](index_t g) { return -value_1d(g); })));
+    else REQUIRE(all_ok(world, redist::test::holds(b, value_1d)));
+  }
+}
+
+TEST_CASE("Wires between emulated nodes, shared memory within", "[mpi][wire][shared]") {
+  mpi::communicator world;
+  const options saved = default_options();
+  default_options().node_size = 2;
+  using D = Dist<Cyclic<>, Cyclic<>>;
+  const std::array<index_t, 2> ext{61, 45};
+  DistArray<double, D> a(world, ext, D{Cyclic<>{3}, Cyclic<>{4}}, Grid{world.size(), 1});
+  DistArray<double, D> b(world, ext, D{Cyclic<>{8}, Cyclic<>{2}}, Grid{1, world.size()});
+  fill_nd(a, value_2d);
+  auto plan = make_plan(a, b);
+  const auto node = runtime::node_of(static_cast<MPI_Comm>(world), 2);
+  for (Wire w : all_wires)
+    for (bool typed : {false, true})
+      run_wire(plan.plan(), w, typed, world, std::span<const double>(a.local()), b.local(),
+               [&] { return holds_nd(b, value_2d); }, detail::array_access::segment(a), node.get());
+  default_options() = saved;
+}
+
+TEST_CASE("The second run times the wires of small messages and keeps the fastest, alike on every rank",
+          "[mpi][wire]") {
+  mpi::communicator world;
+  options opts = default_options();
+  opts.shared_memory = false;
+  opts.max_scratch_bytes = std::size_t{1} << 20;  // room for the collectives' whole messages
+  DistArray<double, Cyclic<8>> a(world, 4096);
+  DistArray<double, Cyclic<5>> b(world, 4096);
+  redist::test::fill(a, value_1d);
+  auto plan = make_plan(a, b, schedule::all_at_once, opts);
+  for (int run = 0; run < 4; ++run) {
+    std::fill(b.local().begin(), b.local().end(), -1.0);
+    plan.execute(a, b);
+    REQUIRE(all_ok(world, redist::test::holds(b, value_1d)));
+    const Decision& d = plan.decision();
+    if (run == 0) CHECK(d.transports.empty());
+    if (run >= 1 && world.size() > 1) {
+      // 4096 doubles: every wire, no datatypes; the fastest kept, the same choice everywhere.
+      REQUIRE(d.transports.size() == 4);
+      const TransportTiming* best = &d.transports.front();
+      for (const TransportTiming& t : d.transports) {
+        CHECK(t.median > 0);
+        CHECK_FALSE(t.datatypes);
+        if (t.median < best->median) best = &t;
+      }
+      CHECK(plan.wire() == best->wire);
+      const int mine = static_cast<int>(plan.wire());
+      CHECK(mpi::all_reduce(world, mine, mpi::minimum<int>()) == mpi::all_reduce(world, mine, mpi::maximum<int>()));
+      CHECK(plan.template explain<double>(nullptr).transports.size() == 4);
+    }
+  }
+  const Explanation e = plan.template explain<double>(nullptr);
+  CHECK(e.transport == wire_name(plan.wire(), plan.uses_datatypes()));
 }
 
 }  // namespace mpi_test_transport

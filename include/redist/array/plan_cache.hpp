@@ -76,7 +76,11 @@ index_t declared_ld(const L& l) noexcept {
 /// What `b = a` does on this rank, as decided (explain, before the first run) or as it ran.
 struct Explanation {
   std::string schedule;       ///< the schedule of the plan: "bcc", "hybrid(2)", "all_at_once", "relative_group", ...
-  std::string transport;      ///< "messages", "datatypes", "shared_memory" or "shared_memory+messages"
+  /// How the messages travel: "messages" (packed, point to point), "persistent", "alltoallv",
+  /// "neighbor_alltoallv", with derived datatypes "datatypes", "persistent_datatypes", "alltoallw",
+  /// "neighbor_alltoallw" (plan.hpp's wire_name); "shared_memory" when node peers copy and no
+  /// message is left; "shared_memory+" and the wire when node peers copy and other pairs exchange.
+  std::string transport;
   std::size_t messages = 0;   ///< this rank's messages to other ranks (node-peer copies are not messages; a message
                               ///< the scratch budget cuts into pieces counts once per piece)
   std::size_t bytes = 0;      ///< their bytes
@@ -84,11 +88,14 @@ struct Explanation {
   std::size_t stages = 1;     ///< stages of the plan (two through an intermediate array)
   bool ran = false;           ///< false: the decision as planned, before the first run
   std::string reason;         ///< why this schedule
-  std::vector<schedule::CyclicChoice> timed;  ///< the candidates timed, with their medians
+  std::vector<schedule::CyclicChoice> timed;  ///< the candidate schedules timed, with their medians
+  std::vector<TransportTiming> transports;    ///< the transports timed, with their medians
   /// A few lines for a person.
   std::string str() const {
     std::string s = "schedule " + schedule + " (" + reason + ")\n";
     s += "transport " + transport + (ran ? "" : " (planned; decided on the first run)") + "\n";
+    for (const TransportTiming& t : transports)
+      s += "  timed " + t.name() + ": median " + std::to_string(t.median * 1e3) + " ms\n";
     s += "this rank: " + std::to_string(messages) + " messages, " + std::to_string(bytes) + " bytes to other ranks, in " +
          std::to_string(steps) + (steps == 1 ? " step" : " steps") +
          (stages > 1 ? " of " + std::to_string(stages) + " stages" : std::string()) + "\n";
@@ -187,6 +194,9 @@ class Redistribution {
   /// unpack): its second run timed both ways (options().tune_reps rounds) and this was faster on
   /// the slowest rank. Plans of direct messages only.
   bool uses_datatypes() const noexcept { return workspace_.typed; }
+  /// How the plan's messages are posted (plan.hpp's Wire): point to point until the plan's second
+  /// run, then the fastest of the transports it timed (Decision::transports).
+  Wire wire() const noexcept { return workspace_.exchange.wire; }
   /// The medians (seconds) of that timing, packed and typed; zeros when nothing was timed (small
   /// messages, tune_reps = 0, fewer than two runs, or a plan that forwards messages).
   std::pair<double, double> transport_medians() const noexcept { return decision_.transport_medians; }
@@ -209,6 +219,7 @@ class Redistribution {
     e.schedule = plan_.schedule_name;
     e.reason = decision_.reason;
     e.timed = decision_.timed;
+    e.transports = decision_.transports;
     e.ran = checked_ && runs_ > 0;
     const runtime::Node* on = e.ran ? (on_node_ ? node_ : nullptr) : (plan_.direct() || decider::adaptive ? node : nullptr);
     for (const auto& st : plan_.stages) {
@@ -225,8 +236,9 @@ class Redistribution {
       e.bytes = workspace_.exchange.bytes_sent;
     }
     e.stages = plan_.stages.size();
-    if (on != nullptr) e.transport = on->whole() ? "shared_memory" : "shared_memory+messages";
-    else e.transport = workspace_.typed ? "datatypes" : "messages";
+    const std::string wire = wire_name(workspace_.exchange.wire, workspace_.typed);
+    if (on != nullptr) e.transport = on->whole() ? "shared_memory" : "shared_memory+" + wire;
+    else e.transport = wire;
     if (on != nullptr && on->whole()) e.steps = 0;
     return e;
   }
@@ -296,13 +308,24 @@ class Redistribution {
         [&](std::span<plan_type> plans) {
           return runtime::time_candidates(plans, comm, src, dst, budget_, options_.tune_reps, options_.max_message_bytes);
         },
-        [&] { return runtime::time_transports(plan_, comm, src, dst, workspace_, options_.tune_reps, options_.max_message_bytes); });
+        [&] {
+          return runtime::time_transports(plan_, comm, src, dst, workspace_, options_.tune_reps, options_.max_message_bytes,
+                                          budget_);
+        });
     workspace_.typed = decision_.datatypes;
+    workspace_.exchange.wire = decision_.wire;
+    // The graph of a neighbourhood collective timed but not chosen is freed (every rank alike:
+    // the medians are agreed), as are persistent requests.
+    if (decision_.wire != Wire::neighbor) workspace_.exchange.wire_resources.release_graph();
+    if (decision_.wire != Wire::persistent) workspace_.exchange.wire_resources.release_requests();
     if (changed) {
       // A new plan: its own piece and workspace, agreed; nothing of the old one's kept.
       const bool timed_typed = workspace_.typed;
+      const index_t rounds = workspace_.exchange.collective_rounds;
       workspace_ = runtime::Workspace{};
       workspace_.typed = timed_typed;
+      workspace_.exchange.wire = decision_.wire;
+      workspace_.exchange.collective_rounds = rounds;
       checked_ = false;
       first_run<T>(comm, src.size(), dst.size(), true);
     }

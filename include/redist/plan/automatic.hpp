@@ -152,31 +152,19 @@ struct planner<schedule::modeled_t> {
   }
 };
 
-/// How a plan's messages travel (explain's `transport`).
-enum class Transport : unsigned char {
-  messages,       ///< packed by redist into MPI messages (point-to-point, in the schedule's steps)
-  datatypes,      ///< MPI derived datatypes over the arrays: MPI packs and unpacks
-  shared_memory,  ///< every pair copies from its peer's source array on the node: no message
-  mixed           ///< node peers copy from shared memory, the other pairs exchange messages
-};
-
-inline const char* transport_name(Transport t) noexcept {
-  switch (t) {
-    case Transport::datatypes: return "datatypes";
-    case Transport::shared_memory: return "shared_memory";
-    case Transport::mixed: return "shared_memory+messages";
-    default: return "messages";
-  }
-}
-
 /// What the decision settled on, and why: explain() reports it.
 struct Decision {
   /// The plan's messages go as MPI derived datatypes (timed faster on its second run).
   bool datatypes = false;
+  /// How they are posted (timed on the plan's second run; point to point until then).
+  Wire wire = Wire::point_to_point;
+  /// The transports timed on the plan's second run, with their medians; empty when none was.
+  std::vector<TransportTiming> transports;
   /// The candidate schedules timed when the plan ran again (each with its model prediction and
   /// measured median), in the model's order; empty when nothing was timed.
   std::vector<schedule::CyclicChoice> timed;
-  /// The medians (seconds) of the packed and the derived-datatype transports when they were timed.
+  /// The medians (seconds) of packed and derived-datatype messages point to point when they were
+  /// timed (each 0 when it was not).
   std::pair<double, double> transport_medians{};
   /// A sentence on why: "the GDM model", "timed on the second run", "one node: copies, no schedule", ...
   std::string reason;
@@ -209,8 +197,10 @@ struct RunFacts {
 ///  - when the plan runs the second time by messages (it is being reused: a plan made per call is
 ///    never timed), schedule::automatic on a Cyclic pair times the model's candidates within its
 ///    window (BCC and the hybrid(d)), options().tune_reps rounds each, and keeps the fastest; then
-///    a direct plan whose ranks move 64 KiB in messages times packed messages against MPI derived
-///    datatypes (Measure::transport) and keeps the faster.
+///    a direct plan times its transports (runtime::time_transports: the wires point to point,
+///    persistent, one MPI_Alltoallv and one neighbourhood collective for small messages; point to
+///    point and the all-to-all, packed and as MPI derived datatypes, from 64 KiB on) and keeps the
+///    fastest.
 template <class From, class To, class Policy>
 class Decider {
  public:
@@ -242,7 +232,7 @@ class Decider {
   /// facts; returns true then) and fills `d`. measure(plans) times candidate plans on this path
   /// (it may set their pieces) and returns their medians, 0 for one it did not time (collective;
   /// called on every rank alike); measure_transport() times the plan's two transports and returns
-  /// the {packed, typed} medians, or zeros when it did not time them.
+  /// the candidates with their medians (runtime::time_transports), or none when it did not time them.
   template <class Measure, class MeasureTransport>
   static bool on_run(const From& from, const To& to, const RunFacts& facts, plan_type& plan, Decision& d,
                      Measure&& measure, MeasureTransport&& measure_transport) {
@@ -253,8 +243,17 @@ class Decider {
       if (cf && ct) changed = on_cyclic_run(*cf, *ct, facts, plan, d, measure);
     }
     if (facts.run == 1 && plan.direct() && !facts.node_whole && facts.exchanges && facts.tune_reps > 0) {
-      d.transport_medians = measure_transport();
-      d.datatypes = d.transport_medians.second > 0 && d.transport_medians.second < d.transport_medians.first;
+      d.transports = measure_transport();
+      const TransportTiming* best = nullptr;
+      d.transport_medians = {};
+      for (const TransportTiming& t : d.transports) {
+        if (t.median > 0 && (best == nullptr || t.median < best->median)) best = &t;
+        if (t.wire == Wire::point_to_point) (t.datatypes ? d.transport_medians.second : d.transport_medians.first) = t.median;
+      }
+      if (best != nullptr) {
+        d.datatypes = best->datatypes;
+        d.wire = best->wire;
+      }
     }
     return changed;
   }

@@ -209,6 +209,38 @@ struct BasicPlan {
   }
 };
 
+/// How a direct plan's messages are posted (its wire): chosen per plan by the decision, timed on
+/// the plan's second run (plan/automatic.hpp), the same on every rank; the runtime posts them
+/// (runtime/exchange.hpp). Each carries packed messages or MPI derived datatypes alike.
+enum class Wire : unsigned char {
+  point_to_point,  ///< MPI_Irecv / MPI_Isend per message, in the schedule's groups of steps
+  persistent,      ///< the same messages as persistent requests (MPI_Recv_init / MPI_Send_init), made on
+                   ///< the plan's first run on the same buffers and started (MPI_Start) on every run
+  alltoallv,       ///< every message of the stage in one MPI_Ialltoallv (MPI_Ialltoallw with datatypes)
+  neighbor         ///< one MPI_Ineighbor_alltoallv (w) over a distributed-graph communicator of the
+                   ///< plan's peers, made once per plan
+};
+
+/// The wire's name in explain's transport ("messages", "persistent", "alltoallv", "neighbor_alltoallv";
+/// with derived datatypes "datatypes", "persistent_datatypes", "alltoallw", "neighbor_alltoallw").
+inline std::string wire_name(Wire w, bool datatypes) {
+  switch (w) {
+    case Wire::persistent: return datatypes ? "persistent_datatypes" : "persistent";
+    case Wire::alltoallv: return datatypes ? "alltoallw" : "alltoallv";
+    case Wire::neighbor: return datatypes ? "neighbor_alltoallw" : "neighbor_alltoallv";
+    default: return datatypes ? "datatypes" : "messages";
+  }
+}
+
+/// One transport the decision timed: the wire, packed or as derived datatypes, and the slowest
+/// rank's median (seconds).
+struct TransportTiming {
+  Wire wire = Wire::point_to_point;
+  bool datatypes = false;
+  double median = 0;
+  std::string name() const { return wire_name(wire, datatypes); }
+};
+
 /// The plan of a 1-D redistribution.
 using Plan = BasicPlan<Run>;
 /// The plan of an N-D redistribution of rank N <= 4 (rank N: BasicPlan<section_for<N>>).

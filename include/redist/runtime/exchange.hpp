@@ -36,6 +36,14 @@ inline constexpr int message_tag = 0x7EDD;
 /// starts them in the same order; a blocking one (message_tag) may run meanwhile.
 inline constexpr int started_tag = message_tag + 1;
 
+/// Whether the MPI implements the neighbourhood collectives over distributed graphs (MPI-3), so
+/// that Wire::neighbor may be timed: SimGrid's SMPI (bench/sim) declares them and aborts in them.
+#if defined(SMPI_H)
+inline constexpr bool has_neighbor_collectives = false;
+#else
+inline constexpr bool has_neighbor_collectives = true;
+#endif
+
 /// Messages longer than this many bytes go out as several MPI messages (MPI counts are int).
 inline constexpr std::size_t max_chunk_bytes = static_cast<std::size_t>(INT_MAX) / 64 * 64;
 
@@ -82,6 +90,113 @@ struct WireSegment {
   std::size_t wire = 0;             ///< the wire message it belongs to (fused lists)
 };
 
+/// What a plan's wire keeps between its runs (plan.hpp's Wire): the persistent requests of its
+/// messages with the buffers, types and peers they were made for; the counts and displacements of
+/// the collectives; the neighbourhood's distributed-graph communicator. Made by the first run that
+/// needs them, freed with the object (unless MPI is finalized). A copy starts empty and makes its own.
+class WireResources {
+ public:
+  /// What one message's requests were made for: a wire of the unit, its buffer (packed: the scratch
+  /// or the array in place; typed: the array) and bytes or datatype.
+  struct Key {
+    int peer = -1;
+    const std::byte* data = nullptr;
+    std::size_t bytes = 0;
+    MPI_Datatype type = MPI_BYTE;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+
+  WireResources() = default;
+  WireResources(const WireResources&) noexcept {}
+  WireResources& operator=(const WireResources& o) noexcept {
+    if (this != &o) release();
+    return *this;
+  }
+  WireResources(WireResources&& o) noexcept { take(o); }
+  WireResources& operator=(WireResources&& o) noexcept {
+    if (this != &o) {
+      release();
+      take(o);
+    }
+    return *this;
+  }
+  ~WireResources() { release(); }
+
+  /// Wire::persistent: one unit's requests (a group of steps of a round; with the one-pass pack of
+  /// basic cycles, a round): per receive and send wire (receives first) its key and its requests
+  /// [first, first + count) in recvs or sends.
+  struct Unit {
+    std::vector<Key> keys;
+    std::vector<std::pair<std::size_t, std::size_t>> at;
+    std::vector<MPI_Request> recvs, sends;
+  };
+  /// The units of the plan's stage, made for comm, tag and chunk size; the keys of the unit in flight.
+  std::vector<Unit> units;
+  std::vector<Key> probe;
+  MPI_Comm made_on = MPI_COMM_NULL;
+  int tag = 0;
+  std::size_t chunk = 0;
+  // The collectives (per peer, or per neighbour of the graph): counts, displacements, types.
+  std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+  std::vector<MPI_Aint> send_adispls, recv_adispls;
+  std::vector<MPI_Datatype> send_types, recv_types;
+  // Wire::neighbor: the graph of the stage's peers (ascending), made over graph_of for the stage
+  // whose runs are at graph_for.
+  MPI_Comm graph = MPI_COMM_NULL, graph_of = MPI_COMM_NULL;
+  const void* graph_for = nullptr;
+  std::vector<int> sources, destinations;
+
+  /// Frees the persistent requests (local).
+  void release_requests() noexcept {
+    for (Unit& u : units) release_unit(u);
+    units.clear();
+    made_on = MPI_COMM_NULL;
+  }
+  void release_unit(Unit& u) noexcept {
+    if (mpi_alive())
+      for (auto* v : {&u.recvs, &u.sends})
+        for (MPI_Request& r : *v)
+          if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    u.recvs.clear();
+    u.sends.clear();
+    u.keys.clear();
+    u.at.clear();
+  }
+  /// Frees the graph communicator (MPI_Comm_free: call it on every rank of the graph alike).
+  void release_graph() noexcept {
+    if (graph != MPI_COMM_NULL && mpi_alive()) MPI_Comm_free(&graph);
+    graph = MPI_COMM_NULL;
+    graph_of = MPI_COMM_NULL;
+    graph_for = nullptr;
+    sources.clear();
+    destinations.clear();
+  }
+  void release() noexcept {
+    release_requests();
+    release_graph();
+  }
+
+ private:
+  static bool mpi_alive() noexcept {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    return initialized && !finalized;
+  }
+  void take(WireResources& o) noexcept {
+    units = std::move(o.units);
+    made_on = std::exchange(o.made_on, MPI_COMM_NULL);
+    tag = o.tag;
+    chunk = o.chunk;
+    graph = std::exchange(o.graph, MPI_COMM_NULL);
+    graph_of = std::exchange(o.graph_of, MPI_COMM_NULL);
+    graph_for = std::exchange(o.graph_for, nullptr);
+    sources = std::move(o.sources);
+    destinations = std::move(o.destinations);
+    o.units.clear();
+  }
+};
+
 /// What an exchange keeps while it runs and between runs, so that a repeated one allocates nothing:
 /// the scratch, the requests, the messages of the unit in flight and where it is.
 struct ExchangeState {
@@ -107,6 +222,15 @@ struct ExchangeState {
   bool posted = false, in_flight = false, copied = false;
   const Node* node = nullptr;        ///< node peers copy from shared memory (agree_on_node)
   MPI_Request node_barrier = MPI_REQUEST_NULL;
+  /// How one plan's messages are posted (set by the decision, the same on every rank; a fused list
+  /// posts point to point), what that wire keeps, and whether the unit in flight is one collective.
+  Wire wire = Wire::point_to_point;
+  WireResources wire_resources;
+  bool collective = false;
+  std::size_t collective_recv_offset = 0;  ///< where a collective's receives start in the scratch
+  /// The rounds of a collective wire's stage on every rank (the most of any rank's, agreed:
+  /// time_transports); a rank with fewer takes part in the last ones with nothing to move.
+  index_t collective_rounds = 1;
 };
 
 /// What one plan keeps between its runs on this rank: its relay area and intermediate array, its
@@ -213,6 +337,73 @@ inline std::size_t align_up(std::size_t n) noexcept {
 /// cycles' one-pass pack, or MPI derived datatypes.
 enum mode_t : int { by_messages = 0, by_cycles = 1, by_types = 2 };
 
+/// How a stage of one plan runs on this rank: its mode and its rounds (of pieces under the scratch
+/// budget, plan.piece), `per_round` cycles per round with the one-pass pack of basic cycles.
+struct StageRounds {
+  int mode = by_messages;
+  index_t rounds = 1, per_round = 1;
+};
+/// The StageRounds of st: by MPI derived datatypes (`typed`: in one round), by the one-pass pack
+/// of basic cycles when the stage has them (not on a node that holds every rank, whose copies do
+/// it all), or by messages, in rounds of pieces.
+template <class R>
+StageRounds stage_rounds(const BasicPlan<R>& plan, const Stage<R>& st, bool typed, bool whole_node) {
+  StageRounds r;
+  if (typed) {
+    r.mode = by_types;
+  } else if (st.cycles && !st.forwards && (plan.piece == 0 || plan.piece >= st.cycles.quantum) && !whole_node) {
+    // Every rank alike, whether its node copies or not: a message's packed order and its rounds
+    // must be the same on both ends. A rank that copies from its node peers packs no message for
+    // them and leaves its local sections to the node copy. On a node that holds every rank there
+    // are no messages: the node copy does it all, and the pack's walk would only skip every element.
+    r.mode = by_cycles;
+    const index_t per = plan.piece == 0 ? std::max<index_t>(st.cycles.slots, 1) : plan.piece / st.cycles.quantum;
+    r.rounds = std::max<index_t>(1, (st.cycles.slots + per - 1) / per);
+    r.per_round = per;
+  } else if (plan.piece > 0 && !st.forwards) {
+    index_t longest = 0;
+    for (const Message& m : st.sends) longest = std::max(longest, m.size);
+    for (const Message& m : st.recvs) longest = std::max(longest, m.size);
+    r.rounds = std::max<index_t>(1, (longest + plan.piece - 1) / plan.piece);
+  }
+  return r;
+}
+
+/// The most scratch bytes one round of stage st posted as one collective needs on this rank (every
+/// message packed, none in place, the receives after the sends): what the decision holds
+/// against the scratch budget before it times a collective wire. `rounds`: as many as every rank
+/// runs (StageRounds' mode and pieces, plan.piece).
+template <class R>
+std::size_t collective_scratch(const BasicPlan<R>& plan, const Stage<R>& st, const StageRounds& sr, index_t rounds,
+                               std::size_t elem) {
+  std::size_t most = 0;
+  for (index_t round = 0; round < std::max<index_t>(rounds, 1); ++round) {
+    std::size_t bytes = 0;
+    auto add = [&](const std::vector<Message>& list, const std::vector<index_t>* per_cycle) {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const index_t size = list[i].size;
+        index_t e = size;
+        if (sr.mode == by_cycles) {
+          const auto& c = st.cycles;
+          const index_t a = std::min(c.slots, round * sr.per_round), b = std::min(c.slots, a + sr.per_round);
+          e = c.elements_in((*per_cycle)[i], size, a, b);
+        } else if (plan.piece > 0) {
+          e = std::clamp<index_t>(size - round * plan.piece, 0, plan.piece);
+        } else if (round > 0) {
+          e = 0;
+        }
+        bytes += static_cast<std::size_t>(e) * elem;
+      }
+    };
+    add(st.sends, &st.cycles.send_per_cycle);
+    add(st.recvs, &st.cycles.recv_per_cycle);
+    most = std::max(most, bytes);
+    // By messages, a later round never holds more than the first.
+    if (sr.mode != by_cycles) break;
+  }
+  return most;
+}
+
 /// The buffers of part p's stage: where its sends read and its receives and copies write.
 template <class P>
 auto* buffer_of(P& p, Buffer b) {
@@ -283,6 +474,7 @@ class Runner {
     s_.posted = false;
     s_.messages_sent = s_.messages_received = s_.bytes_sent = 0;
     s_.node_barrier = MPI_REQUEST_NULL;
+    s_.collective = false;
     s_.stages = 0;
     boost::hana::for_each(parts_, [&](auto& p) { s_.stages = std::max(s_.stages, p.plan->stages.size()); });
     if (begin_stage()) post_group();
@@ -293,7 +485,8 @@ class Runner {
   bool advance(bool block) {
     while (s_.in_flight) {
       if (s_.posted) {
-        if (!progress_receives(block) || !progress_sends(block)) return false;
+        if (s_.collective ? !progress_collective(block) : (!progress_receives(block) || !progress_sends(block)))
+          return false;
         s_.posted = false;
         end_group();
         continue;
@@ -328,30 +521,28 @@ class Runner {
       using T = typename std::remove_cvref_t<decltype(p)>::value_type;
       if (st.relay > 0) p.ws->relay.reserve(static_cast<std::size_t>(st.relay) * sizeof(T));
       if (plan.intermediate > 0) p.ws->intermediate.reserve(static_cast<std::size_t>(plan.intermediate) * sizeof(T));
-      if (p.ws->typed && plan.direct() && store_assigns(p.store)) {
-        s_.mode = by_types;
-        p.ws->types.build(st, sizeof(T));
-      } else if (st.cycles && !st.forwards && (plan.piece == 0 || plan.piece >= st.cycles.quantum) &&
-                 !(s_.node != nullptr && s_.node->whole())) {
-        // Every rank alike, whether its node copies or not: a message's packed order and its
-        // rounds must be the same on both ends. A rank that copies from its node peers packs no
-        // message for them and leaves its local sections to the node copy. On a node that holds
-        // every rank there are no messages: the node copy does it all, and the pack's walk would
-        // only skip every element.
-        s_.mode = by_cycles;
-        const index_t per = plan.piece == 0 ? std::max<index_t>(st.cycles.slots, 1) : plan.piece / st.cycles.quantum;
-        s_.rounds = std::max<index_t>(1, (st.cycles.slots + per - 1) / per);
-        s_.per_round = per;
-      } else if (plan.piece > 0 && !st.forwards) {
-        index_t longest = 0;
-        for (const Message& m : st.sends) longest = std::max(longest, m.size);
-        for (const Message& m : st.recvs) longest = std::max(longest, m.size);
-        s_.rounds = std::max<index_t>(1, (longest + plan.piece - 1) / plan.piece);
-      }
+      const bool typed = p.ws->typed && plan.direct() && store_assigns(p.store);
+      const StageRounds sr = stage_rounds(plan, st, typed, s_.node != nullptr && s_.node->whole());
+      s_.mode = sr.mode;
+      s_.rounds = sr.rounds;
+      s_.per_round = sr.per_round;
+      if (typed) p.ws->types.build(st, sizeof(T));
       s_.group_steps.clear();
       redist::detail::for_each_group(st.schedule, [&](std::size_t a, std::size_t b) { s_.group_steps.emplace_back(a, b); });
       if (s_.group_steps.empty()) s_.group_steps.emplace_back(0, 0);
       s_.groups = s_.group_steps.size();
+      // A collective wire posts the stage's messages of a round at once, whatever its schedule
+      // (none on a node that holds every rank: every rank alike copies). The decision chooses it
+      // only for a direct plan whose rounds it agreed (measure.hpp's time_transports).
+      s_.collective = (s_.wire == Wire::alltoallv || s_.wire == Wire::neighbor) && !(s_.node != nullptr && s_.node->whole());
+      if (s_.collective) {
+        // As many rounds on every rank (the most of any, agreed by the decision): one collective each.
+        REDIST_EXPECTS(plan.direct() && s_.rounds <= s_.collective_rounds,
+                       "redist: a collective wire requires a plan of direct messages and its rounds agreed (the decision's choice)");
+        if (s_.mode != by_types) s_.rounds = s_.collective_rounds;
+        s_.group_steps.assign(1, {std::size_t{0}, st.schedule.size()});
+        s_.groups = 1;
+      }
     }
     return true;
   }
@@ -375,7 +566,7 @@ class Runner {
       const index_t piece = p.plan->piece;
       if (s_.mode == by_cycles) {
         const auto& c = st.cycles;
-        const index_t a = s_.round * s_.per_round, b = std::min(c.slots, a + s_.per_round);
+        const index_t a = std::min(c.slots, s_.round * s_.per_round), b = std::min(c.slots, a + s_.per_round);
         const index_t lo = c.elements_in(send ? c.send_per_cycle[i] : c.recv_per_cycle[i], size, 0, a);
         return {lo, lo + c.elements_in(send ? c.send_per_cycle[i] : c.recv_per_cycle[i], size, a, b)};
       }
@@ -389,6 +580,11 @@ class Runner {
   void post_group() {
     if (s_.mode != by_cycles || s_.group == 0) layout_unit();
     const std::size_t sub = s_.mode == by_cycles ? s_.group : 0;
+    if (s_.collective) return post_collective();
+    // Persistent requests, (re)made when this unit's messages differ from those they were made for.
+    WireResources::Unit* unit = nullptr;
+    if constexpr (K == 1)
+      if (s_.wire == Wire::persistent) unit = &persistent_unit(sub);
     // Post receives.
     s_.recv_requests.clear();
     s_.owner.clear();
@@ -396,7 +592,10 @@ class Runner {
     for (std::size_t j = 0; j < s_.recvs.size(); ++j) {
       WireMessage& w = s_.recvs[j];
       if (w.group != sub) continue;
-      if (s_.mode == by_types) {
+      if (unit != nullptr) {
+        w.pending = start_persistent(unit->recvs, unit->at[j], s_.recv_requests);
+        s_.owner.insert(s_.owner.end(), w.pending, j);
+      } else if (s_.mode == by_types) {
         visit_part(parts_, s_.recv_segments[w.first].part, [&](auto& p) {
           s_.recv_requests.emplace_back();
           check(MPI_Irecv(p.dst.data(), 1, p.ws->types.recv(s_.recv_segments[w.first].index), w.peer, tag_, comm_,
@@ -415,9 +614,13 @@ class Runner {
     // Pack (the one-pass pack packs the whole unit before its first group), and post sends.
     if (s_.mode == by_cycles && sub == 0) pack_cycles_unit();
     s_.send_requests.clear();
-    for (WireMessage& w : s_.sends) {
+    for (std::size_t j = 0; j < s_.sends.size(); ++j) {
+      WireMessage& w = s_.sends[j];
       if (w.group != sub) continue;
-      if (s_.mode == by_types) {
+      if (unit != nullptr) {
+        if (!w.in_place && s_.mode == by_messages) pack_wire(w);
+        start_persistent(unit->sends, unit->at[s_.recvs.size() + j], s_.send_requests);
+      } else if (s_.mode == by_types) {
         visit_part(parts_, s_.send_segments[w.first].part, [&](auto& p) {
           s_.send_requests.emplace_back();
           check(MPI_Isend(p.src.data(), 1, p.ws->types.send(s_.send_segments[w.first].index), w.peer, tag_, comm_,
@@ -434,6 +637,209 @@ class Runner {
     // Copy: the local pieces (and the node peers'), once per stage, while the messages are in flight.
     if (!s_.copied) copy_local();
     s_.posted = true;
+  }
+
+  /// Starts a wire's persistent requests [at.first, at.first + at.second) of `from`, appending them
+  /// to `requests` (MPI marks them inactive when they complete; MPI_Waitany and MPI_Testsome then
+  /// skip them). Returns how many.
+  static std::size_t start_persistent(std::vector<MPI_Request>& from, std::pair<std::size_t, std::size_t> at,
+                                      std::vector<MPI_Request>& requests) {
+    for (std::size_t k = at.first; k < at.first + at.second; ++k) {
+      check(MPI_Start(&from[k]), "MPI_Start");
+      requests.push_back(from[k]);
+    }
+    return at.second;
+  }
+
+  /// The persistent requests of the unit in flight (one part; Wire::persistent): made again when
+  /// its messages' buffers, sizes, types or peers, or the communicator, tag or chunk size, differ
+  /// from those they were made for (a repeated b = a between the same arrays makes none).
+  WireResources::Unit& persistent_unit(std::size_t sub) {
+    auto& r = s_.wire_resources;
+    auto& p = boost::hana::at_c<0>(parts_);
+    const std::size_t per_round = s_.mode == by_cycles ? 1 : s_.groups;
+    const std::size_t u = static_cast<std::size_t>(s_.round) * per_round + (s_.mode == by_cycles ? 0 : s_.group);
+    if (r.made_on != comm_ || r.tag != tag_ || r.chunk != chunk_) {
+      r.release_requests();
+      r.made_on = comm_;
+      r.tag = tag_;
+      r.chunk = chunk_;
+    }
+    if (r.units.size() <= u) r.units.resize(u + 1);
+    WireResources::Unit& unit = r.units[u];
+    if (s_.mode == by_cycles && sub > 0) return unit;  // made with the round's first group
+    auto key = [&](const WireMessage& w, bool send) {
+      WireResources::Key k{w.peer, w.data, w.bytes, MPI_BYTE};
+      if (s_.mode == by_types) {
+        const WireSegment& g = (send ? s_.send_segments : s_.recv_segments)[w.first];
+        k.data = send ? reinterpret_cast<const std::byte*>(p.src.data()) : reinterpret_cast<const std::byte*>(p.dst.data());
+        k.type = send ? p.ws->types.send(g.index) : p.ws->types.recv(g.index);
+      }
+      return k;
+    };
+    r.probe.clear();
+    for (const WireMessage& w : s_.recvs) r.probe.push_back(key(w, false));
+    for (const WireMessage& w : s_.sends) r.probe.push_back(key(w, true));
+    if (r.probe == unit.keys) return unit;
+    r.release_unit(unit);
+    unit.keys = r.probe;
+    for (std::size_t j = 0; j < r.probe.size(); ++j) {
+      const WireResources::Key& k = r.probe[j];
+      const bool send = j >= s_.recvs.size();
+      auto& reqs = send ? unit.sends : unit.recvs;
+      const std::size_t first = reqs.size();
+      if (k.type != MPI_BYTE) {
+        reqs.emplace_back();
+        if (send)
+          check(MPI_Send_init(k.data, 1, k.type, k.peer, tag_, comm_, &reqs.back()), "MPI_Send_init");
+        else
+          check(MPI_Recv_init(const_cast<std::byte*>(k.data), 1, k.type, k.peer, tag_, comm_, &reqs.back()), "MPI_Recv_init");
+      } else {
+        // The chunks of post_receive and post_send.
+        const std::byte* at = k.data;
+        std::size_t bytes = k.bytes;
+        do {
+          const std::size_t n = std::min(bytes, chunk_);
+          reqs.emplace_back();
+          if (send)
+            check(MPI_Send_init(at, static_cast<int>(n), MPI_BYTE, k.peer, tag_, comm_, &reqs.back()), "MPI_Send_init");
+          else
+            check(MPI_Recv_init(const_cast<std::byte*>(at), static_cast<int>(n), MPI_BYTE, k.peer, tag_, comm_, &reqs.back()),
+                  "MPI_Recv_init");
+          at += n;
+          bytes -= n;
+        } while (bytes > 0);
+      }
+      unit.at.emplace_back(first, reqs.size() - first);
+    }
+    return unit;
+  }
+
+  /// Posts the round's messages as one collective (Wire::alltoallv or Wire::neighbor; one part, a
+  /// direct plan): packed ones from and into the scratch (MPI_Ialltoallv, or
+  /// MPI_Ineighbor_alltoallv over the graph of the stage's peers), derived datatypes over the arrays
+  /// (MPI_Ialltoallw, MPI_Ineighbor_alltoallw); then copies the local pieces while it runs.
+  void post_collective() {
+    if constexpr (K == 1) {
+      auto& p = boost::hana::at_c<0>(parts_);
+      const auto& st = p.plan->stages[s_.stage];
+      auto& r = s_.wire_resources;
+      const bool graph = s_.wire == Wire::neighbor;
+      const bool typed = s_.mode == by_types;
+      MPI_Comm c = comm_;
+      std::size_t nout = 0, nin = 0;
+      if (graph) {
+        if (r.graph == MPI_COMM_NULL || r.graph_of != comm_ || r.graph_for != static_cast<const void*>(st.runs.data())) {
+          // Collective over comm: every rank's first run on this wire makes it.
+          r.release_graph();
+          for (const Message& m : st.recvs) r.sources.push_back(m.peer);
+          for (const Message& m : st.sends) r.destinations.push_back(m.peer);
+          for (auto* v : {&r.sources, &r.destinations}) {
+            std::sort(v->begin(), v->end());
+            v->erase(std::unique(v->begin(), v->end()), v->end());
+          }
+          check(MPI_Dist_graph_create_adjacent(comm_, static_cast<int>(r.sources.size()), r.sources.data(), MPI_UNWEIGHTED,
+                                               static_cast<int>(r.destinations.size()), r.destinations.data(),
+                                               MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &r.graph),
+                "MPI_Dist_graph_create_adjacent");
+          r.graph_of = comm_;
+          r.graph_for = st.runs.data();
+        }
+        c = r.graph;
+        nout = r.destinations.size();
+        nin = r.sources.size();
+      } else {
+        int size = 0;
+        check(MPI_Comm_size(comm_, &size), "MPI_Comm_size");
+        nout = nin = static_cast<std::size_t>(size);
+      }
+      auto slot = [&](int peer, bool send) {
+        if (!graph) return static_cast<std::size_t>(peer);
+        const auto& v = send ? r.destinations : r.sources;
+        return static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), peer) - v.begin());
+      };
+      r.send_counts.assign(nout, 0);
+      r.recv_counts.assign(nin, 0);
+      r.send_displs.assign(nout, 0);
+      r.recv_displs.assign(nin, 0);
+      if (typed) {
+        r.send_types.assign(nout, MPI_BYTE);
+        r.recv_types.assign(nin, MPI_BYTE);
+        r.send_adispls.assign(nout, 0);
+        r.recv_adispls.assign(nin, 0);
+      }
+      // The receives' region of the scratch starts where layout_unit placed the first of them,
+      // after the sends'. MPI forbids the two buffers to alias: without sends, the send buffer is
+      // another (nothing is read from it).
+      static const std::byte no_sends{};
+      std::byte* const base = s_.buffer.data();
+      std::byte* const recv_base = base + s_.collective_recv_offset;
+      const std::byte* const send_base = s_.collective_recv_offset == 0 ? &no_sends : base;
+      s_.left = 0;
+      for (std::size_t j = 0; j < s_.recvs.size(); ++j) {
+        WireMessage& w = s_.recvs[j];
+        const std::size_t k = slot(w.peer, false);
+        if (typed) {
+          r.recv_counts[k] = 1;
+          r.recv_types[k] = p.ws->types.recv(s_.recv_segments[w.first].index);
+        } else {
+          r.recv_counts[k] = static_cast<int>(w.bytes);
+          r.recv_displs[k] = static_cast<int>(w.data - recv_base);
+        }
+        w.pending = 1;
+        ++s_.left;
+        ++s_.messages_received;
+      }
+      if (s_.mode == by_cycles) pack_cycles_unit();
+      for (std::size_t j = 0; j < s_.sends.size(); ++j) {
+        WireMessage& w = s_.sends[j];
+        const std::size_t k = slot(w.peer, true);
+        if (typed) {
+          r.send_counts[k] = 1;
+          r.send_types[k] = p.ws->types.send(s_.send_segments[w.first].index);
+        } else {
+          if (s_.mode == by_messages) pack_wire(w);
+          r.send_counts[k] = static_cast<int>(w.bytes);
+          r.send_displs[k] = static_cast<int>(w.data - base);
+        }
+        ++s_.messages_sent;
+        s_.bytes_sent += w.bytes;
+      }
+      s_.recv_requests.clear();
+      s_.owner.clear();
+      s_.send_requests.assign(1, MPI_REQUEST_NULL);
+      MPI_Request* req = s_.send_requests.data();
+      if (typed && graph)
+        check(MPI_Ineighbor_alltoallw(p.src.data(), r.send_counts.data(), r.send_adispls.data(), r.send_types.data(),
+                                      p.dst.data(), r.recv_counts.data(), r.recv_adispls.data(), r.recv_types.data(), c, req),
+              "MPI_Ineighbor_alltoallw");
+      else if (typed)
+        check(MPI_Ialltoallw(p.src.data(), r.send_counts.data(), r.send_displs.data(), r.send_types.data(), p.dst.data(),
+                             r.recv_counts.data(), r.recv_displs.data(), r.recv_types.data(), c, req),
+              "MPI_Ialltoallw");
+      else if (graph)
+        check(MPI_Ineighbor_alltoallv(send_base, r.send_counts.data(), r.send_displs.data(), MPI_BYTE, recv_base,
+                                      r.recv_counts.data(), r.recv_displs.data(), MPI_BYTE, c, req),
+              "MPI_Ineighbor_alltoallv");
+      else
+        check(MPI_Ialltoallv(send_base, r.send_counts.data(), r.send_displs.data(), MPI_BYTE, recv_base, r.recv_counts.data(),
+                             r.recv_displs.data(), MPI_BYTE, c, req),
+              "MPI_Ialltoallv");
+      if (!s_.copied) copy_local();
+      s_.posted = true;
+    }
+  }
+  /// Waits for (block) or tests the collective; once it is complete, every receive has arrived.
+  bool progress_collective(bool block) {
+    if (block) {
+      check(MPI_Wait(s_.send_requests.data(), MPI_STATUS_IGNORE), "MPI_Wait");
+    } else {
+      int done = 0;
+      check(MPI_Test(s_.send_requests.data(), &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) return false;
+    }
+    for (std::size_t j = 0; j < s_.recvs.size(); ++j) arrived(j);
+    return true;
   }
 
   /// Collects the messages of the unit: per part, per step of its group(s), the sends and
@@ -474,6 +880,7 @@ class Runner {
     auto next = [](std::size_t b) { return K > 1 ? align_up(b) : b; };
     for (WireMessage& w : s_.sends)
       if (!w.in_place) w.offset = std::exchange(bytes, next(bytes + w.bytes));
+    s_.collective_recv_offset = bytes;
     for (WireMessage& w : s_.recvs)
       if (!w.in_place) w.offset = std::exchange(bytes, next(bytes + w.bytes));
     s_.high_water = std::max(s_.high_water, bytes);
@@ -498,7 +905,7 @@ class Runner {
     // In place: a direct message of one part (assigned into the destination), or a receive kept
     // in the relay area.
     std::byte* in_place = nullptr;
-    if (s_.mode == by_messages) {
+    if (s_.mode == by_messages && !s_.collective) {
       const bool writes_dst = !send && st.to == Buffer::destination;
       if (m.direct && (!writes_dst || store_assigns(p.store))) {
         const auto& r = st.runs[m.first];
@@ -574,7 +981,7 @@ class Runner {
     const auto& st = p.plan->stages[s_.stage];
     const auto& c = st.cycles;
     point_cycles(s_.sends, s_.send_segments, st.sends.size(), s_.cycle_out);
-    const index_t a = s_.round * s_.per_round, b = std::min(c.slots, a + s_.per_round);
+    const index_t a = std::min(c.slots, s_.round * s_.per_round), b = std::min(c.slots, a + s_.per_round);
     with_store(p.store, [&](const auto& op) {
       pack_cycles<T>(c.send_pattern, c.cycle, a, b, buffer_of(p, st.from), size_of(p, st.from),
                      reinterpret_cast<T**>(s_.cycle_out.data()), s_.node ? nullptr : buffer_of(p, st.to), op);
@@ -682,7 +1089,7 @@ class Runner {
     const auto& st = p.plan->stages[s_.stage];
     const auto& c = st.cycles;
     point_cycles(s_.recvs, s_.recv_segments, st.recvs.size(), s_.cycle_in);
-    const index_t a = s_.round * s_.per_round, b = std::min(c.slots, a + s_.per_round);
+    const index_t a = std::min(c.slots, s_.round * s_.per_round), b = std::min(c.slots, a + s_.per_round);
     with_store(p.store, [&](const auto& op) {
       unpack_cycles<T>(c.recv_pattern, c.cycle, a, b, reinterpret_cast<const T**>(s_.cycle_in.data()),
                        buffer_of(p, st.to), size_of(p, st.to), op);

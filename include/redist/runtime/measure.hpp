@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -25,27 +26,16 @@ inline double median_of(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-/// Runs the plans plans[which[0]], plans[which[1]], … from src into dst in rounds and appends, per
-/// run, the slowest rank's time in seconds to samples[i] of plan i: the same values on every
-/// rank. A plan without samples yet first runs once untimed (its first run grows the workspace).
-/// There are at least `reps` rounds, and more while the rounds so far took less than
-/// `min_seconds` in all (at most 64 · reps), so that short calls, which vary most, get enough
-/// samples. In a round every plan runs once, after a barrier, in an order shuffled from round to
-/// round (the same on every rank), so that neither a change in the machine's load nor the state
-/// one plan leaves in the caches for the next weighs on one plan more than on another.
-/// Collective over comm; every rank must pass plans for the same redistribution, and the same
-/// `which`. dst holds the redistributed values afterwards (every plan computes them).
-template <class PlanT, class T>
-void time_plans(std::span<const PlanT> plans, std::span<const std::size_t> which, const boost::mpi::communicator& comm,
-                std::span<const T> src, std::span<T> dst, Workspace& ws, std::size_t chunk_bytes, int reps,
-                double min_seconds, std::vector<std::vector<double>>& samples) {
+/// time_plans' rounds for any candidates: run(i) runs candidate i once (samples.size() of them).
+template <class Run>
+void time_rounds(std::span<const std::size_t> which, const boost::mpi::communicator& comm, int reps, double min_seconds,
+                 std::vector<std::vector<double>>& samples, Run&& run) {
   const std::size_t np = which.size();
   if (np == 0) return;
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
-  samples.resize(plans.size());
   const auto least = static_cast<std::size_t>(std::max(reps, 1)), most = 64 * least;
   for (std::size_t i : which)
-    if (samples[i].empty()) execute(plans[i], comm, src, dst, ws, chunk_bytes);
+    if (samples[i].empty()) run(i);
   std::vector<double> mine, slowest;
   mine.reserve(np * least);
   std::vector<std::size_t> order(which.begin(), which.end()), ran;  // ran[k]: the plan of run k
@@ -58,7 +48,7 @@ void time_plans(std::span<const PlanT> plans, std::span<const std::size_t> which
     for (std::size_t i : order) {
       detail::check(MPI_Barrier(c), "MPI_Barrier");
       const double t0 = MPI_Wtime();
-      execute(plans[i], comm, src, dst, ws, chunk_bytes);
+      run(i);
       const double t = MPI_Wtime() - t0;
       mine.push_back(t);
       ran.push_back(i);
@@ -74,6 +64,25 @@ void time_plans(std::span<const PlanT> plans, std::span<const std::size_t> which
   detail::check(MPI_Allreduce(mine.data(), slowest.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, c),
                 "MPI_Allreduce");
   for (std::size_t k = 0; k < ran.size(); ++k) samples[ran[k]].push_back(slowest[k]);
+}
+
+/// Runs the plans plans[which[0]], plans[which[1]], … from src into dst in rounds and appends, per
+/// run, the slowest rank's time in seconds to samples[i] of plan i: the same values on every
+/// rank. A plan without samples yet first runs once untimed (its first run grows the workspace).
+/// There are at least `reps` rounds, and more while the rounds so far took less than
+/// `min_seconds` in all (at most 64 · reps), so that short calls, which vary most, get enough
+/// samples. In a round every plan runs once, after a barrier, in an order shuffled from round to
+/// round (the same on every rank), so that neither a change in the machine's load nor the state
+/// one plan leaves in the caches for the next weighs on one plan more than on another.
+/// Collective over comm; every rank must pass plans for the same redistribution, and the same
+/// `which`. dst holds the redistributed values afterwards (every plan computes them).
+template <class PlanT, class T>
+void time_plans(std::span<const PlanT> plans, std::span<const std::size_t> which, const boost::mpi::communicator& comm,
+                std::span<const T> src, std::span<T> dst, Workspace& ws, std::size_t chunk_bytes, int reps,
+                double min_seconds, std::vector<std::vector<double>>& samples) {
+  samples.resize(plans.size());
+  time_rounds(which, comm, reps, min_seconds, samples,
+              [&](std::size_t i) { execute(plans[i], comm, src, dst, ws, chunk_bytes); });
 }
 
 /// Least time of a stage's rounds when timing candidate schedules (time_plans' min_seconds).
@@ -127,54 +136,91 @@ std::vector<double> time_candidates(std::span<PlanT> plans, const boost::mpi::co
   return medians;
 }
 
-/// Below this many bytes in any rank's messages, the transport is not timed: packed messages.
+/// Below this many bytes in any rank's messages, derived datatypes are not timed (the message
+/// wires are: they matter most for small messages).
 inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 
-/// Collective: times plan's messages packed (pack, MPI, unpack) and as MPI derived datatypes over
-/// src and dst (MessageTypes: MPI reads and writes the arrays itself), `reps` rounds each,
-/// interleaved, each run after a barrier and timed as the slowest rank's. Returns the medians
-/// (packed, typed) in seconds, the same on every rank, or zeros when nothing was timed: reps <= 0,
-/// no rank moves typed_min_bytes in messages, or some message is longer than chunk_bytes (one
-/// datatype per message). ws.typed is false afterwards; dst holds the redistributed values.
+/// Collective: times plan's transports against each other (Wire, packed or as MPI derived
+/// datatypes), each run after a barrier and timed as the slowest rank's, in rounds of time_rounds
+/// (`reps` and more while they took less than tune_min_seconds), interleaved. The candidates,
+/// the same on every rank from one all-reduce of what each rank's messages allow:
+///  - below typed_min_bytes in every rank's messages: packed messages point to point, persistent,
+///    in one MPI_Ialltoallv and in one MPI_Ineighbor_alltoallv (has_neighbor_collectives);
+///  - from typed_min_bytes on: point to point and one MPI_Ialltoallv(w), packed and as datatypes
+///    (not when some message is longer than chunk_bytes: one datatype per message).
+/// The collectives only when every rank's plan is direct, sends at most one message per peer, its
+/// messages fit an int of bytes and a round's messages, all packed, fit `budget` elements of
+/// scratch (0: no limit; collective_scratch); packed, one per round of the scratch budget's pieces, as many
+/// rounds on every rank (ws.exchange.collective_rounds, the most of any rank's, kept afterwards).
+/// Returns the candidates with their medians (empty when nothing was timed: reps <= 0, a plan that
+/// is not direct on some rank). ws's wire is point to point and untyped afterwards; dst holds the
+/// redistributed values.
 template <class R, class T>
-std::pair<double, double> time_transports(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
-                                          std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
-                                          std::size_t chunk_bytes = max_chunk_bytes) {
+std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
+                                             std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
+                                             std::size_t chunk_bytes = max_chunk_bytes, index_t budget = 0) {
   ws.typed = false;
+  ws.exchange.wire = Wire::point_to_point;
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
-  std::uint64_t bytes = 0, longest = 0;
+  std::uint64_t bytes = 0, longest = 0, total = 0;
+  bool one_per_peer = true;
   for (const auto& st : plan.stages) {
-    for (const Message& m : st.sends) {
-      bytes += static_cast<std::uint64_t>(m.size) * sizeof(T);
-      longest = std::max<std::uint64_t>(longest, static_cast<std::uint64_t>(m.size) * sizeof(T));
+    std::vector<int> peers;
+    for (const auto* list : {&st.sends, &st.recvs}) {
+      peers.clear();
+      for (const Message& m : *list) {
+        const auto b = static_cast<std::uint64_t>(m.size) * sizeof(T);
+        longest = std::max(longest, b);
+        total += b;
+        peers.push_back(m.peer);
+      }
+      std::sort(peers.begin(), peers.end());
+      one_per_peer = one_per_peer && std::adjacent_find(peers.begin(), peers.end()) == peers.end();
     }
-    for (const Message& m : st.recvs) longest = std::max<std::uint64_t>(longest, static_cast<std::uint64_t>(m.size) * sizeof(T));
+    for (const Message& m : st.sends) bytes += static_cast<std::uint64_t>(m.size) * sizeof(T);
   }
-  std::uint64_t mine[2] = {bytes, longest > chunk_bytes ? 1u : 0u}, all[2] = {};
-  detail::check(MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
-  if (reps <= 0 || all[0] < typed_min_bytes || all[1] != 0) return {0.0, 0.0};
+  const detail::StageRounds sr = plan.direct() ? detail::stage_rounds(plan, plan.stages[0], false, false) : detail::StageRounds{};
+  const index_t rounds = sr.rounds;
+  const bool collective_ok =
+      plan.direct() && one_per_peer && total + 128 <= INT_MAX &&
+      (budget <= 0 ||
+       detail::collective_scratch(plan, plan.stages[0], sr, rounds, sizeof(T)) <= static_cast<std::size_t>(budget) * sizeof(T));
+  // max: bytes, a message over chunk_bytes, a rank that cannot take a collective, a rank not
+  // direct, the packed messages' rounds.
+  std::uint64_t mine[5] = {bytes, longest > chunk_bytes ? 1u : 0u, collective_ok ? 0u : 1u, plan.direct() ? 0u : 1u,
+                           static_cast<std::uint64_t>(rounds)};
+  std::uint64_t all[5] = {};
+  detail::check(MPI_Allreduce(mine, all, 5, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
+  if (reps <= 0 || all[3] != 0) return {};
+  ws.exchange.collective_rounds = static_cast<index_t>(all[4]);
 
-  std::vector<double> packed, typed;
-  auto time_one = [&](bool as_types) {
-    ws.typed = as_types;
-    detail::check(MPI_Barrier(c), "MPI_Barrier");
-    const double t0 = MPI_Wtime();
+  std::vector<TransportTiming> cands{{Wire::point_to_point, false, 0}};
+  const bool collectives = all[2] == 0;
+  if (all[0] < typed_min_bytes) {
+    cands.push_back({Wire::persistent, false, 0});
+    if (collectives) {
+      cands.push_back({Wire::alltoallv, false, 0});
+      if (has_neighbor_collectives) cands.push_back({Wire::neighbor, false, 0});
+    }
+  } else {
+    if (collectives) cands.push_back({Wire::alltoallv, false, 0});
+    if (all[1] == 0) {
+      cands.push_back({Wire::point_to_point, true, 0});
+      if (collectives) cands.push_back({Wire::alltoallv, true, 0});
+    }
+  }
+  std::vector<std::size_t> which(cands.size());
+  for (std::size_t i = 0; i < which.size(); ++i) which[i] = i;
+  std::vector<std::vector<double>> samples(cands.size());
+  time_rounds(std::span<const std::size_t>(which), comm, reps, tune_min_seconds, samples, [&](std::size_t i) {
+    ws.typed = cands[i].datatypes;
+    ws.exchange.wire = cands[i].wire;
     execute(plan, comm, src, dst, ws, chunk_bytes);
-    double t = MPI_Wtime() - t0, slowest = 0;
-    detail::check(MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, c), "MPI_Allreduce");
-    return slowest;
-  };
-  time_one(false);  // first runs untimed: they grow the scratch and build the types
-  time_one(true);
-  for (int r = 0; r < reps; ++r) {
-    const bool first_typed = r % 2 == 1;
-    const double a = time_one(first_typed), b = time_one(!first_typed);
-    (first_typed ? typed : packed).push_back(a);
-    (first_typed ? packed : typed).push_back(b);
-  }
+  });
+  for (std::size_t i = 0; i < cands.size(); ++i) cands[i].median = median_of(samples[i]);
   ws.typed = false;
-  return {median_of(packed), median_of(typed)};
+  ws.exchange.wire = Wire::point_to_point;
+  return cands;
 }
-
 
 }  // namespace redist::runtime
