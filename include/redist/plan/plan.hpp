@@ -214,8 +214,8 @@ struct BasicPlan {
 /// (runtime/exchange.hpp). Each carries packed messages or MPI derived datatypes alike.
 enum class Wire : unsigned char {
   point_to_point,  ///< MPI_Irecv / MPI_Isend per message, in the schedule's groups of steps
-  persistent,      ///< the same messages as persistent requests (MPI_Recv_init / MPI_Send_init), made on
-                   ///< the plan's first run on the same buffers and started (MPI_Start) on every run
+  persistent,      ///< the same messages as persistent requests (MPI_Recv_init / MPI_Send_init), made by
+                   ///< the first run on these buffers and started (MPI_Start) by every run after
   alltoallv,       ///< every message of the stage in one MPI_Ialltoallv (MPI_Ialltoallw with datatypes)
   neighbor         ///< one MPI_Ineighbor_alltoallv (w) over a distributed-graph communicator of the
                    ///< plan's peers, made once per plan
