@@ -300,32 +300,38 @@ constexpr std::size_t count_parts() {
   return decltype(boost::hana::size(std::declval<Parts&>()))::value;
 }
 
+/// Calls f(at, n) for the MPI messages `bytes` at p go as: consecutive chunks of at most `chunk`
+/// bytes (one, empty, for an empty message). Returns how many.
+template <class Ptr, class F>
+std::size_t for_each_chunk(Ptr p, std::size_t bytes, std::size_t chunk, F&& f) {
+  std::size_t chunks = 0;
+  do {
+    const std::size_t n = std::min(bytes, chunk);
+    f(p, static_cast<int>(n));
+    p += n;
+    bytes -= n;
+    ++chunks;
+  } while (bytes > 0);
+  return chunks;
+}
+
 /// Receives `bytes` from peer into p as MPI messages of at most chunk bytes each, appending their
 /// requests; returns how many it posted.
 inline std::size_t post_receive(std::byte* p, std::size_t bytes, std::size_t chunk, int peer, MPI_Comm comm,
                                 std::vector<MPI_Request>& requests, int tag) {
-  std::size_t posted = 0;
-  do {
-    const std::size_t n = std::min(bytes, chunk);
+  return for_each_chunk(p, bytes, chunk, [&](std::byte* at, int n) {
     requests.emplace_back();
-    check(MPI_Irecv(p, static_cast<int>(n), MPI_BYTE, peer, tag, comm, &requests.back()), "MPI_Irecv");
-    p += n;
-    bytes -= n;
-    ++posted;
-  } while (bytes > 0);
-  return posted;
+    check(MPI_Irecv(at, n, MPI_BYTE, peer, tag, comm, &requests.back()), "MPI_Irecv");
+  });
 }
 /// Sends `bytes` at p to peer as MPI messages of at most chunk bytes each (the chunks of
 /// post_receive), appending their requests.
 inline void post_send(const std::byte* p, std::size_t bytes, std::size_t chunk, int peer, MPI_Comm comm,
                       std::vector<MPI_Request>& requests, int tag) {
-  do {
-    const std::size_t n = std::min(bytes, chunk);
+  for_each_chunk(p, bytes, chunk, [&](const std::byte* at, int n) {
     requests.emplace_back();
-    check(MPI_Isend(p, static_cast<int>(n), MPI_BYTE, peer, tag, comm, &requests.back()), "MPI_Isend");
-    p += n;
-    bytes -= n;
-  } while (bytes > 0);
+    check(MPI_Isend(at, n, MPI_BYTE, peer, tag, comm, &requests.back()), "MPI_Isend");
+  });
 }
 
 inline constexpr std::size_t segment_alignment = alignof(std::max_align_t);
@@ -696,19 +702,13 @@ class Runner {
           check(MPI_Recv_init(const_cast<std::byte*>(k.data), 1, k.type, k.peer, tag_, comm_, &reqs.back()), "MPI_Recv_init");
       } else {
         // The chunks of post_receive and post_send.
-        const std::byte* at = k.data;
-        std::size_t bytes = k.bytes;
-        do {
-          const std::size_t n = std::min(bytes, chunk_);
+        for_each_chunk(k.data, k.bytes, chunk_, [&](const std::byte* at, int n) {
           reqs.emplace_back();
           if (send)
-            check(MPI_Send_init(at, static_cast<int>(n), MPI_BYTE, k.peer, tag_, comm_, &reqs.back()), "MPI_Send_init");
+            check(MPI_Send_init(at, n, MPI_BYTE, k.peer, tag_, comm_, &reqs.back()), "MPI_Send_init");
           else
-            check(MPI_Recv_init(const_cast<std::byte*>(at), static_cast<int>(n), MPI_BYTE, k.peer, tag_, comm_, &reqs.back()),
-                  "MPI_Recv_init");
-          at += n;
-          bytes -= n;
-        } while (bytes > 0);
+            check(MPI_Recv_init(const_cast<std::byte*>(at), n, MPI_BYTE, k.peer, tag_, comm_, &reqs.back()), "MPI_Recv_init");
+        });
       }
       unit.at.emplace_back(first, reqs.size() - first);
     }
