@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 #include <set>
+#include <numeric>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -347,6 +348,32 @@ TEST_CASE("automatic picks E-TPDR for large GEN_BLOCK messages and all at once f
       const Plan p_whole = plan_with(mf, mt, rank, schedule::automatic);
       const auto& p = p_whole.only();
       CHECK(p.schedule.size() == (scale == 1 ? 1u : 3u));
+    }
+  }
+}
+
+TEST_CASE("automatic posts GEN_BLOCK's messages at once above max_gen_block_schedule_procs", "[gen_block][automatic]") {
+  // Large messages, where the model takes E-TPDR at any P; uneven blocks (0.4 and 1.6 times n/P,
+  // alternately, shifted by one rank on the other side) so that ranks have several messages.
+  for (const int p : {max_gen_block_schedule_procs, max_gen_block_schedule_procs + 1}) {
+    const index_t unit = 1 << 20;
+    std::vector<index_t> a(static_cast<std::size_t>(p)), b(a.size());
+    for (int r = 0; r < p; ++r) {
+      a[static_cast<std::size_t>(r)] = r % 2 ? 16 * unit : 4 * unit;
+      b[static_cast<std::size_t>((r + 1) % p)] = a[static_cast<std::size_t>(r)];
+    }
+    const index_t n = std::accumulate(a.begin(), a.end(), index_t{0});
+    const GenBlock::mapping mf(GenBlock(a), n, p), mt(GenBlock(b), n, p);
+    for (const int rank : {0, p / 2 + 1, p - 1}) {
+      const Plan got = plan_with(mf, mt, rank, schedule::automatic);
+      const Plan once = build_plan(mf, mt, rank);
+      INFO("P = " << p << ", rank " << rank);
+      if (p > max_gen_block_schedule_procs) {
+        CHECK(got.only().schedule == once.only().schedule);
+      } else {
+        CHECK(got.only().schedule.size() > 1);  // E-TPDR's steps
+      }
+      CHECK(got.only().sends.size() == once.only().sends.size());
     }
   }
 }

@@ -1,6 +1,7 @@
 /// @file Defines the planners of GenBlock -> GenBlock under the GEN_BLOCK schedules (TPDR, E-TPDR, list) and automatic's rule for GenBlock pairs.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -115,9 +116,17 @@ namespace schedule::detail {
 struct gen_block_rule_t {};
 }  // namespace schedule::detail
 
+/// Largest P for which automatic builds GEN_BLOCK's E-TPDR schedule. That schedule is global:
+/// every rank lists the messages of all P ranks (about 2P) and colours them, O(P log P) per rank
+/// (2.6 ms at P = 16384, 9.9 ms at 65536, bench/plan_scaling_procs.csv before this bound). Above
+/// it, the messages are posted at once (the general plan, from this rank's own: O(its messages ·
+/// log P)), as BCC's are above max_bcc_schedule_work.
+inline constexpr int max_gen_block_schedule_procs = 4096;
+
 /// automatic on GenBlock -> GenBlock: E-TPDR with LMR at schedule::default_lmr_ratio, unless the
-/// cost model (schedule::CostModel, default constants) predicts all-at-once strictly faster.
-/// Every rank makes the same choice from the same layouts.
+/// cost model (schedule::CostModel, default constants) predicts all-at-once strictly faster, or
+/// P exceeds max_gen_block_schedule_procs (then all at once, unscheduled). Every rank makes the
+/// same choice from the same layouts.
 template <>
 struct planner<schedule::detail::gen_block_rule_t> {
   template <class From, class To>
@@ -132,6 +141,7 @@ struct planner<schedule::detail::gen_block_rule_t> {
   static Plan plan(const From& from_layout, const To& to_layout, int rank, schedule::detail::gen_block_rule_t) {
     const auto from = as_gen_block(from_layout), to = as_gen_block(to_layout);
     if (!from || !to) return detail::general_rule(from_layout, to_layout, rank);
+    if (std::max(from->nprocs(), to->nprocs()) > max_gen_block_schedule_procs) return build_plan(*from, *to, rank);
     const auto msgs = index::gen_block_messages(*from, *to);
     const schedule::CostModel model{};
     auto s = schedule::etpdr_schedule(msgs, from->nprocs(), {model.lmr_ratio});
