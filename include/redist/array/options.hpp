@@ -9,6 +9,12 @@
 
 namespace redist {
 
+/// The least default scratch budget (options::max_scratch_bytes = 0), in bytes: 1 MiB. Below it a
+/// budget of the local array would cut small arrays' messages into rounds (a packed send and
+/// receive of a whole local array need twice it), each round a latency, for memory that does not
+/// matter; above it the default is the larger local array.
+inline constexpr std::size_t default_scratch_floor_bytes = std::size_t{1} << 20;
+
 /// Switches of a redistribution. Every rank must pass the same values (the consistency check
 /// verifies it when the plan is first run).
 struct options {
@@ -16,8 +22,9 @@ struct options {
   /// when a plan is first run, or all throw redist::error naming what differs.
   bool check_consistency = true;
   /// Cap on this rank's scratch memory (packed sends and receives), in bytes. 0: the default,
-  /// which is the size of this rank's larger local array (source or destination). Messages are
-  /// split into pieces moved in rounds so that no round needs more.
+  /// the size of this rank's larger local array (source or destination), at least
+  /// default_scratch_floor_bytes (1 MiB). Messages are split into pieces moved in rounds so that
+  /// no round needs more. A cap, not an allocation: a run allocates what its messages need.
   std::size_t max_scratch_bytes = 0;
   /// Longest single MPI message, in bytes; a longer piece goes as several messages.
   std::size_t max_message_bytes = runtime::max_chunk_bytes;

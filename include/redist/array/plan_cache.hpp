@@ -341,8 +341,9 @@ class Redistribution {
   void first_run(const boost::mpi::communicator& comm, std::size_t src_elems, std::size_t dst_elems,
                  bool in_place_receives) {
     if (checked_) return;
-    const std::size_t budget_bytes =
-        options_.max_scratch_bytes != 0 ? options_.max_scratch_bytes : std::max(src_elems, dst_elems) * sizeof(T);
+    const std::size_t budget_bytes = options_.max_scratch_bytes != 0
+                                         ? options_.max_scratch_bytes
+                                         : std::max(std::max(src_elems, dst_elems) * sizeof(T), default_scratch_floor_bytes);
     budget_ = static_cast<index_t>(budget_bytes / sizeof(T));
     std::optional<std::string> failure;
     index_t piece = 0;
