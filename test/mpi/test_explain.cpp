@@ -1,5 +1,5 @@
 // redist::explain against what a run really sends: this program interposes MPI_Isend, the
-// persistent sends' MPI_Send_init and MPI_Start, and the all-to-all collectives (the PMPI profiling
+// persistent sends' MPI_Send_init and MPI_Start, and the all-to-all collectives, blocking and not (the PMPI profiling
 // interface) and counts, per rank, redist's messages (tag runtime::message_tag; a collective's
 // non-empty sends) and their bytes, whichever wire the decision chose; after a repeated b = a, explain's messages and bytes must equal what that run posted, on
 // the general, basic-cycle, circulant, multi-phase, GEN_BLOCK and node paths, at every process
@@ -114,6 +114,28 @@ int MPI_Ineighbor_alltoallw(const void* sbuf, const int* scounts, const MPI_Aint
                             MPI_Comm comm, MPI_Request* request) {
   count_collective(scounts, stypes, MPI_BYTE, out_degree(comm));
   return PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, request);
+}
+// The blocking forms, which a b = a (started and waited for at once) calls on a collective wire.
+int MPI_Alltoallv(const void* sbuf, const int* scounts, const int* sdispls, MPI_Datatype stype, void* rbuf,
+                  const int* rcounts, const int* rdispls, MPI_Datatype rtype, MPI_Comm comm) {
+  count_collective(scounts, nullptr, stype, comm_size(comm));
+  return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+}
+int MPI_Alltoallw(const void* sbuf, const int* scounts, const int* sdispls, const MPI_Datatype* stypes, void* rbuf,
+                  const int* rcounts, const int* rdispls, const MPI_Datatype* rtypes, MPI_Comm comm) {
+  count_collective(scounts, stypes, MPI_BYTE, comm_size(comm));
+  return PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+}
+int MPI_Neighbor_alltoallv(const void* sbuf, const int* scounts, const int* sdispls, MPI_Datatype stype, void* rbuf,
+                           const int* rcounts, const int* rdispls, MPI_Datatype rtype, MPI_Comm comm) {
+  count_collective(scounts, nullptr, stype, out_degree(comm));
+  return PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+}
+int MPI_Neighbor_alltoallw(const void* sbuf, const int* scounts, const MPI_Aint* sdispls, const MPI_Datatype* stypes,
+                           void* rbuf, const int* rcounts, const MPI_Aint* rdispls, const MPI_Datatype* rtypes,
+                           MPI_Comm comm) {
+  count_collective(scounts, stypes, MPI_BYTE, out_degree(comm));
+  return PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
 }
 int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   ++counted.calls;

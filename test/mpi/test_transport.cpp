@@ -153,19 +153,38 @@ TEST_CASE("The second run chooses packed or typed messages alike on every rank",
 namespace {
 constexpr Wire all_wires[] = {Wire::point_to_point, Wire::persistent, Wire::alltoallv, Wire::neighbor};
 
-/// src -> dst on `wire`, packed or typed, three times in one workspace (persistent requests and the
-/// graph are made once and reused), dst cleared before each; `check` after each run.
+/// src -> dst by plan in ws: run (runtime::execute: blocking, a collective wire's blocking
+/// collective) or started, tested once and waited for (its nonblocking collective).
+template <class P, class T>
+void exchange(const P& plan, Wire wire, bool started, const mpi::communicator& world, std::span<const T> src,
+              std::span<T> dst, runtime::Workspace& ws, const runtime::SharedSegment* source = nullptr,
+              const runtime::Node* node = nullptr) {
+  ws.exchange.wire = wire;
+  if (!started) {
+    runtime::execute(plan, world, src, dst, ws, runtime::max_chunk_bytes, runtime::assign_op{}, source, node);
+    return;
+  }
+  auto parts = boost::hana::make_tuple(runtime::part(plan, src, dst, ws, runtime::assign_op{}, source));
+  const bool on_node = node != nullptr && node->size > 1 && runtime::agree_on_node(parts, *node, plan.direct());
+  const auto c = static_cast<MPI_Comm>(world);
+  runtime::start(parts, ws.exchange, c, on_node ? node : nullptr, runtime::max_chunk_bytes, runtime::message_tag);
+  runtime::test(parts, ws.exchange, c, runtime::max_chunk_bytes, runtime::message_tag);
+  runtime::wait(parts, ws.exchange, c, runtime::max_chunk_bytes, runtime::message_tag);
+}
+
+/// src -> dst on `wire`, packed or typed, four times in one workspace (persistent requests and the
+/// graph are made once and reused), run and started in turn, dst cleared before each; `check`
+/// after each.
 template <class P, class T, class Check>
 void run_wire(const P& plan, Wire wire, bool typed, const mpi::communicator& world, std::span<const T> src,
               std::span<T> dst, Check&& check, const runtime::SharedSegment* source = nullptr,
               const runtime::Node* node = nullptr) {
   runtime::Workspace ws;
   ws.typed = typed;
-  ws.exchange.wire = wire;
-  for (int run = 0; run < 3; ++run) {
+  for (int run = 0; run < 4; ++run) {
     std::fill(dst.begin(), dst.end(), T(-1));
-    runtime::execute(plan, world, src, dst, ws, runtime::max_chunk_bytes, runtime::assign_op{}, source, node);
-    INFO("wire " << wire_name(wire, typed) << ", run " << run);
+    exchange(plan, wire, run % 2 == 1, world, src, dst, ws, source, node);
+    INFO("wire " << wire_name(wire, typed) << ", run " << run << (run % 2 == 1 ? " (started)" : ""));
     REQUIRE(all_ok(world, check()));
   }
 }
@@ -230,15 +249,15 @@ TEST_CASE("Wires in rounds of pieces: the collectives run as many rounds on ever
       plan.piece = quantum * (1 + static_cast<index_t>(rng() % 40));
       const index_t mine = runtime::detail::stage_rounds(plan, plan.stages[0], false, false).rounds;
       const index_t rounds = mpi::all_reduce(world, mine, mpi::maximum<index_t>());
-      for (Wire w : all_wires) {
-        runtime::Workspace ws;
-        ws.exchange.wire = w;
-        ws.exchange.collective_rounds = rounds;
-        std::fill(b.local().begin(), b.local().end(), -1.0);
-        runtime::execute(plan, world, std::span<const double>(a.local()), b.local(), ws);
-        INFO("wire " << wire_name(w, false) << ", piece " << plan.piece << ", rounds " << rounds);
-        REQUIRE(all_ok(world, redist::test::holds(b, value_1d)));
-      }
+      for (Wire w : all_wires)
+        for (bool started : {false, true}) {
+          runtime::Workspace ws;
+          ws.exchange.collective_rounds = rounds;
+          std::fill(b.local().begin(), b.local().end(), -1.0);
+          exchange(plan, w, started, world, std::span<const double>(a.local()), b.local(), ws);
+          INFO("wire " << wire_name(w, false) << ", piece " << plan.piece << ", rounds " << rounds << (started ? ", started" : ""));
+          REQUIRE(all_ok(world, redist::test::holds(b, value_1d)));
+        }
     }
   }
 }

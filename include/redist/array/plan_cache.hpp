@@ -256,8 +256,7 @@ class Redistribution {
     auto parts = boost::hana::make_tuple(runtime::part(plan_, src, dst, workspace_, runtime::assign_op{}, source, source_ld()));
     const runtime::Node* node = prepare_run(comm, src, dst, parts, from_array);
     const auto c = static_cast<MPI_Comm>(comm);
-    runtime::start(parts, workspace_.exchange, c, node, options_.max_message_bytes, runtime::message_tag);
-    runtime::wait(parts, workspace_.exchange, c, options_.max_message_bytes, runtime::message_tag);
+    runtime::run(parts, workspace_.exchange, c, node, options_.max_message_bytes, runtime::message_tag);
   }
 
   /// The collective work before a run: the first run's agreement, this run's node agreement (when

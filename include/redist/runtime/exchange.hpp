@@ -227,6 +227,10 @@ struct ExchangeState {
   Wire wire = Wire::point_to_point;
   WireResources wire_resources;
   bool collective = false;
+  /// The exchange is waited for as soon as it is started (runtime::run, a blocking b = a): a
+  /// collective wire then calls the blocking collective (MPI_Alltoallv ...), which MPI libraries
+  /// complete in fewer steps than the nonblocking one and its wait.
+  bool blocking = false;
   std::size_t collective_recv_offset = 0;  ///< where a collective's receives start in the scratch
   /// The rounds of a collective wire's stage on every rank (the most of any rank's, agreed:
   /// time_transports); a rank with fewer takes part in the last ones with nothing to move.
@@ -466,8 +470,8 @@ class Runner {
       : parts_{parts}, s_{s}, comm_{comm}, chunk_{chunk}, tag_{tag} {}
 
   /// Starts the exchange: posts its first group. `node`: the ranks of this node agreed to copy
-  /// from each other's sources (agree_on_node).
-  void start(const Node* node) {
+  /// from each other's sources (agree_on_node). `blocking`: advance(true) follows at once.
+  void start(const Node* node, bool blocking = false) {
     REDIST_EXPECTS(!s_.in_flight, "redist: an exchange was started again before it completed");
     if constexpr (K > 1) {
       bool direct = true;
@@ -476,6 +480,7 @@ class Runner {
     }
     s_.in_flight = true;
     s_.node = node;
+    s_.blocking = blocking;
     s_.stage = 0;
     s_.posted = false;
     s_.messages_sent = s_.messages_received = s_.bytes_sent = 0;
@@ -808,6 +813,29 @@ class Runner {
       s_.recv_requests.clear();
       s_.owner.clear();
       s_.send_requests.assign(1, MPI_REQUEST_NULL);
+      s_.posted = true;
+      if (s_.blocking) {
+        // Waited for at once: the local pieces first, then the blocking collective (its request
+        // stays null, so progress_collective's wait returns at once).
+        if (!s_.copied) copy_local();
+        if (typed && graph)
+          check(MPI_Neighbor_alltoallw(p.src.data(), r.send_counts.data(), r.send_adispls.data(), r.send_types.data(),
+                                       p.dst.data(), r.recv_counts.data(), r.recv_adispls.data(), r.recv_types.data(), c),
+                "MPI_Neighbor_alltoallw");
+        else if (typed)
+          check(MPI_Alltoallw(p.src.data(), r.send_counts.data(), r.send_displs.data(), r.send_types.data(), p.dst.data(),
+                              r.recv_counts.data(), r.recv_displs.data(), r.recv_types.data(), c),
+                "MPI_Alltoallw");
+        else if (graph)
+          check(MPI_Neighbor_alltoallv(send_base, r.send_counts.data(), r.send_displs.data(), MPI_BYTE, recv_base,
+                                       r.recv_counts.data(), r.recv_displs.data(), MPI_BYTE, c),
+                "MPI_Neighbor_alltoallv");
+        else
+          check(MPI_Alltoallv(send_base, r.send_counts.data(), r.send_displs.data(), MPI_BYTE, recv_base, r.recv_counts.data(),
+                              r.recv_displs.data(), MPI_BYTE, c),
+                "MPI_Alltoallv");
+        return;
+      }
       MPI_Request* req = s_.send_requests.data();
       if (typed && graph)
         check(MPI_Ineighbor_alltoallw(p.src.data(), r.send_counts.data(), r.send_adispls.data(), r.send_types.data(),
@@ -826,7 +854,6 @@ class Runner {
                              r.recv_displs.data(), MPI_BYTE, c, req),
               "MPI_Ialltoallv");
       if (!s_.copied) copy_local();
-      s_.posted = true;
     }
   }
   /// Waits for (block) or tests the collective; once it is complete, every receive has arrived.
@@ -1162,6 +1189,16 @@ void wait(Parts& parts, ExchangeState& s, MPI_Comm comm, std::size_t chunk_bytes
   detail::Runner<Parts>(parts, s, comm, chunk_bytes, tag).advance(true);
 }
 
+/// Runs an exchange to its end (start, then wait, with nothing between them: a collective wire
+/// calls the blocking collective).
+template <class Parts>
+void run(Parts& parts, ExchangeState& s, MPI_Comm comm, const Node* node = nullptr,
+         std::size_t chunk_bytes = max_chunk_bytes, int tag = started_tag) {
+  detail::Runner<Parts> runner(parts, s, comm, chunk_bytes, tag);
+  runner.start(node, true);
+  runner.advance(true);
+}
+
 /// Runs one plan on this rank: src -> dst, each element stored by op (runtime/store.hpp; assigned
 /// by default). Collective over comm (every rank of the plan calls it). With `node` (this rank's
 /// node) and `source` (src's part of a node window), the node's ranks first agree (agree_on_node,
@@ -1175,9 +1212,7 @@ bool execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std
   static_assert(std::is_trivially_copyable_v<T>, "redist::runtime::execute requires a trivially copyable T");
   auto parts = boost::hana::make_tuple(part(plan, src, dst, ws, op, source));
   const bool on_node = node != nullptr && node->size > 1 && agree_on_node(parts, *node, plan.direct());
-  const auto c = static_cast<MPI_Comm>(comm);
-  start(parts, ws.exchange, c, on_node ? node : nullptr, chunk_bytes, message_tag);
-  wait(parts, ws.exchange, c, chunk_bytes, message_tag);
+  run(parts, ws.exchange, static_cast<MPI_Comm>(comm), on_node ? node : nullptr, chunk_bytes, message_tag);
   return on_node;
 }
 
