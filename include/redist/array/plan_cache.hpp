@@ -447,6 +447,8 @@ class PlanCache {
     auto it = position(e);
     if (it != entries_.end()) std::rotate(entries_.begin(), it, std::next(it));
   }
+  /// Whether e is the most recently used entry (the one found or made last).
+  bool most_recent(const entry_base* e) const noexcept { return !entries_.empty() && entries_.front().get() == e; }
   void erase(const entry_base* e) {
     auto it = position(e);
     if (it != entries_.end()) entries_.erase(it);

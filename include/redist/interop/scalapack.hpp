@@ -419,6 +419,18 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
   redist::detail::PlanCache& cache = gemr2d_cache();
   CacheEntry* hit = pre_error ? nullptr : cache.find<CacheEntry>([&](const CacheEntry& e) { return e.key == key; });
 
+  // A repeat of this rank's previous call (the same arguments: the most recent plan) was agreed
+  // when it was made: every rank repeats its own, as every rank repeats a b = a, so nothing
+  // collective is needed beyond the exchange. Only when both grids hold every rank of comm: a
+  // rank outside a context does not know that matrix's descriptor, so it cannot tell a repeat
+  // from another call, and must agree. Pointers are not compared: they are no argument the ranks
+  // agree on (nor alike between ranks).
+  const auto whole = [&](const BlacsGrid& g) { return static_cast<long long>(g.nprow) * g.npcol == nprocs; };
+  if (hit != nullptr && cache.most_recent(hit) && in_a && in_b && whole(grida) && whole(gridb)) {
+    hit->run(comm, a, b);
+    return;
+  }
+
   // One all-reduce (max) agrees on everything: whether any rank failed or missed its cache,
   // and each value as the pair (v, ~v), so that max(~v) = ~min(v) shows whether ranks differ.
   // A rank outside a context contributes INT64_MIN to both halves of that matrix's values.
@@ -549,7 +561,8 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
 /// outside A's context passes desca.ctxt = -1 (then desca's other values, grida and a are not
 /// read; a may be nullptr), likewise for B. Every error throws redist::error on every rank
 /// before any data moves. The plan is cached: repeating a call plans nothing and costs one
-/// small all-reduce besides the exchange.
+/// small all-reduce besides the exchange; a call that repeats this rank's previous one, on grids
+/// of every rank of comm, costs the exchange alone (nothing to agree again: doc/scalapack.md).
 template <class T>
 void gemr2d(index_t m, index_t n, const T* a, index_t ia, index_t ja, const Descriptor& desca, const BlacsGrid& grida,
             T* b, index_t ib, index_t jb, const Descriptor& descb, const BlacsGrid& gridb,
