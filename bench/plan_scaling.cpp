@@ -6,7 +6,7 @@
 // redist-bench sizes on P = 64, 1024, 16384, 65536 virtual ranks (the issue "Speed at the memory
 // system's limit": the time should grow with that rank's messages, not with P), for the general
 // builder (all_at_once) and the automatic plan at every P; then per case and
-// policy the exponents of time and messages in P between the smallest and the largest P.
+// policy the exponents of time and messages in P from P = 64 and from P = 1024 to the largest P.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -124,8 +124,7 @@ template <class Make>
 void procs_rows(std::FILE* out, const char* name, int max_procs, Make&& make) {
   for (const bool automatic : {false, true}) {
     const char* policy = automatic ? "automatic" : "all_at_once";
-    int p0 = 0, p1 = 0;
-    OnePlan r0, r1;
+    std::vector<std::pair<int, OnePlan>> rows;
     for (const int p : {64, 1024, 16384, 65536}) {
       if (p > max_procs) break;
       const auto [from, to] = make(p);
@@ -134,10 +133,13 @@ void procs_rows(std::FILE* out, const char* name, int max_procs, Make&& make) {
                                   : one_plan(from, to, rank, schedule::all_at_once);
       std::fprintf(out, "%s,%s,%d,%d,%zu,%.6f\n", name, policy, p, rank, r.messages, r.ms);
       std::fflush(out);
-      if (p0 == 0) p0 = p, r0 = r;
-      p1 = p, r1 = r;
+      rows.emplace_back(p, r);
     }
-    if (p1 > p0) {
+    // The exponents of the messages and of the time from P = 64 and from P = 1024 to the largest.
+    for (std::size_t first : {std::size_t{0}, std::size_t{1}}) {
+      if (rows.size() < first + 2) continue;
+      const auto& [p0, r0] = rows[first];
+      const auto& [p1, r1] = rows.back();
       const double lp = std::log(static_cast<double>(p1) / p0);
       std::fprintf(out, "%s,%s,exponent %d..%d,,%.2f,%.2f\n", name, policy, p0, p1,
                    std::log(std::max<double>(r1.messages, 1) / std::max<double>(r0.messages, 1)) / lp,
