@@ -425,8 +425,7 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
   // rank outside a context does not know that matrix's descriptor, so it cannot tell a repeat
   // from another call, and must agree. Pointers are not compared: they are no argument the ranks
   // agree on (nor alike between ranks).
-  const auto whole = [&](const BlacsGrid& g) { return static_cast<long long>(g.nprow) * g.npcol == nprocs; };
-  if (hit != nullptr && cache.most_recent(hit) && in_a && in_b && whole(grida) && whole(gridb)) {
+  if (hit != nullptr && cache.most_recent(hit) && in_a && in_b && grida.size() == nprocs && gridb.size() == nprocs) {
     hit->run(comm, a, b);
     return;
   }

@@ -216,9 +216,10 @@ enum class Wire : unsigned char {
   point_to_point,  ///< MPI_Irecv / MPI_Isend per message, in the schedule's groups of steps
   persistent,      ///< the same messages as persistent requests (MPI_Recv_init / MPI_Send_init), made by
                    ///< the first run on these buffers and started (MPI_Start) by every run after
-  alltoallv,       ///< every message of the stage in one MPI_Ialltoallv (MPI_Ialltoallw with datatypes)
-  neighbor         ///< one MPI_Ineighbor_alltoallv (w) over a distributed-graph communicator of the
-                   ///< plan's peers, made once per plan
+  alltoallv,       ///< every message of the stage in one MPI_Alltoallv (MPI_Alltoallw with datatypes;
+                   ///< the nonblocking forms when the exchange is started and waited for later)
+  neighbor         ///< one MPI_Neighbor_alltoallv (w) over a distributed-graph communicator of the
+                   ///< plan's peers, made once per plan (nonblocking likewise when started)
 };
 
 /// The wire's name in explain's transport ("messages", "persistent", "alltoallv", "neighbor_alltoallv";
