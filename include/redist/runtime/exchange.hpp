@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -162,6 +163,15 @@ class WireResources {
     u.keys.clear();
     u.at.clear();
   }
+  /// Makes `graph` over comm from `sources` and `destinations` (collective over comm).
+  void make_graph(MPI_Comm comm) {
+    load_topology_framework();
+    detail::check(MPI_Dist_graph_create_adjacent(comm, static_cast<int>(sources.size()), sources.data(),
+                                                 MPI_UNWEIGHTED, static_cast<int>(destinations.size()),
+                                                 destinations.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph),
+                  "MPI_Dist_graph_create_adjacent");
+    graph_of = comm;
+  }
   /// Frees the graph communicator (MPI_Comm_free: call it on every rank of the graph alike).
   void release_graph() noexcept {
     if (graph != MPI_COMM_NULL && mpi_alive()) MPI_Comm_free(&graph);
@@ -177,6 +187,22 @@ class WireResources {
   }
 
  private:
+  /// Open MPI 4.1 loads its topology components at a process's first topology call without a lock
+  /// (mca_topo_base_lazy_init): two threads making their first graphs at once, each on its own
+  /// communicator, can crash in it (test_threads did, about one run in eight of a bare reproducer).
+  /// One graph over MPI_COMM_SELF, made once per process under std::call_once, loads them first;
+  /// it involves no other process, so holding the once-flag cannot wait on a collective.
+  static void load_topology_framework() {
+    static std::once_flag loaded;
+    std::call_once(loaded, [] {
+      int none = 0;
+      MPI_Comm self = MPI_COMM_NULL;
+      detail::check(MPI_Dist_graph_create_adjacent(MPI_COMM_SELF, 0, &none, MPI_UNWEIGHTED, 0, &none,
+                                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &self),
+                    "MPI_Dist_graph_create_adjacent");
+      MPI_Comm_free(&self);
+    });
+  }
   static bool mpi_alive() noexcept {
     int initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);
@@ -743,11 +769,7 @@ class Runner {
             std::sort(v->begin(), v->end());
             v->erase(std::unique(v->begin(), v->end()), v->end());
           }
-          check(MPI_Dist_graph_create_adjacent(comm_, static_cast<int>(r.sources.size()), r.sources.data(), MPI_UNWEIGHTED,
-                                               static_cast<int>(r.destinations.size()), r.destinations.data(),
-                                               MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &r.graph),
-                "MPI_Dist_graph_create_adjacent");
-          r.graph_of = comm_;
+          r.make_graph(comm_);
           r.graph_for = st.runs.data();
         }
         c = r.graph;
