@@ -81,6 +81,11 @@ struct Explanation {
   /// "neighbor_alltoallw" (plan.hpp's wire_name); "shared_memory" when node peers copy and no
   /// message is left; "shared_memory+" and the wire when node peers copy and other pairs exchange.
   std::string transport;
+  /// On the node path, how node peers' messages are copied: "pull" (each receiver reads its pieces
+  /// from the peers' sources) or "pack_then_pull" (each sender packs them into a node window in one
+  /// pass, receivers read those runs; chosen when the pieces are shorter than a cache line, from
+  /// the run after the node found them so). Empty off the node path.
+  std::string node_copy;
   std::size_t messages = 0;   ///< this rank's messages to other ranks (node-peer copies are not messages; a message
                               ///< the scratch budget cuts into pieces counts once per piece)
   std::size_t bytes = 0;      ///< their bytes
@@ -94,6 +99,7 @@ struct Explanation {
   std::string str() const {
     std::string s = "schedule " + schedule + " (" + reason + ")\n";
     s += "transport " + transport + (ran ? "" : " (planned; decided on the first run)") + "\n";
+    if (!node_copy.empty()) s += "node peers: " + node_copy + "\n";
     for (const TransportTiming& t : transports)
       s += "  timed " + t.name() + ": median " + std::to_string(t.median * 1e3) + " ms\n";
     s += "this rank: " + std::to_string(messages) + " messages, " + std::to_string(bytes) + " bytes to other ranks, in " +
@@ -240,6 +246,7 @@ class Redistribution {
     if (on != nullptr) e.transport = on->whole() ? "shared_memory" : "shared_memory+" + wire;
     else e.transport = wire;
     if (on != nullptr && on->whole()) e.steps = 0;
+    if (on != nullptr) e.node_copy = e.ran && workspace_.staged ? "pack_then_pull" : "pull";
     return e;
   }
 
@@ -281,6 +288,7 @@ class Redistribution {
     }
     facts.node_whole = on_node_ && node_->whole();
     facts.node_path = on_node_;
+    facts.node_pieces_short = on_node_ && workspace_.node_pieces_short;
     // The node agreement is per node; the decision's use of it (runs 0 and 1 of an adaptive plan)
     // must be the same on every rank: some node copies from shared memory.
     if constexpr (decider::adaptive)
@@ -289,7 +297,14 @@ class Redistribution {
         runtime::detail::check(MPI_Allreduce(&mine, &some, 1, MPI_INT, MPI_MAX, static_cast<MPI_Comm>(comm)), "MPI_Allreduce");
         facts.node_path = some != 0;
       }
-    decide(comm, src, dst, facts);
+    const bool changed = decide(comm, src, dst, facts);
+    // Pack, then pull, from the next run: every rank of the node makes its staging part (the node's
+    // ranks agreed on the facts; a new plan gets its own on its next run).
+    if (decision_.pack_then_pull && on_node_ && !changed && workspace_.staging_missing) runtime::make_staging(parts, *node_);
+    if (!decision_.pack_then_pull && workspace_.staging != nullptr && on_node_) {
+      workspace_.staging.reset();  // every rank of the node alike; nobody reads a staging part this run
+      workspace_.staged = false;
+    }
     ++runs_;
     return node_;
   }
@@ -297,7 +312,7 @@ class Redistribution {
   /// The decision of this run (Decider::on_run), with the runtime's timings; a new plan gets its
   /// own piece and workspace agreed (collective, every rank alike).
   template <class T>
-  void decide(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, RunFacts facts) {
+  bool decide(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, RunFacts facts) {
     facts.run = runs_;
     facts.fits_budget = fits_;
     facts.exchanges = comm.size() > 1 && !facts.node_whole;
@@ -328,6 +343,7 @@ class Redistribution {
       checked_ = false;
       first_run<T>(comm, src.size(), dst.size(), true);
     }
+    return changed;
   }
 
   /// Collective, once per plan: the scratch budget becomes a piece size that all ranks share
@@ -344,6 +360,7 @@ class Redistribution {
                                          ? options_.max_scratch_bytes
                                          : std::max(std::max(src_elems, dst_elems) * sizeof(T), default_scratch_floor_bytes);
     budget_ = static_cast<index_t>(budget_bytes / sizeof(T));
+    workspace_.staging_budget = budget_bytes;
     std::optional<std::string> failure;
     index_t piece = 0;
     bool fits = true;

@@ -168,6 +168,10 @@ struct Decision {
   std::pair<double, double> transport_medians{};
   /// A sentence on why: "the GDM model", "timed on the second run", "one node: copies, no schedule", ...
   std::string reason;
+  /// On the node path: node peers' messages are packed by their senders into a node window in one
+  /// pass, then pulled as runs (their pieces are shorter than a cache line), instead of pulled
+  /// piece by piece from the senders' sources. The same on every rank of a node.
+  bool pack_then_pull = false;
 };
 
 /// What the runtime tells the decision about one run of a plan, before it runs (every rank alike:
@@ -181,6 +185,10 @@ struct RunFacts {
   bool node_whole = false;     ///< ... and the node holds every rank: no messages at all
   bool fits_budget = true;     ///< every rank's budget holds the plan's stages that cannot be cut
   bool exchanges = false;      ///< some rank sends a message on this path
+  /// On the node path, the pieces node peers send this rank's node are shorter than a cache line
+  /// on average, on every rank of the node (the same on every rank of this rank's node, not of the
+  /// communicator: the node's copies are the node's own).
+  bool node_pieces_short = false;
   int tune_reps = 0;           ///< options().tune_reps
 };
 
@@ -191,7 +199,8 @@ struct RunFacts {
 ///    model's candidate; they may change it on a run (`adaptive`); other policies never do;
 ///  - on a node (facts.node_path) a plan that forwards or goes through an intermediate array cannot
 ///    copy from its peers: an adaptive plan becomes the pair's plan of direct messages (BCC), and
-///    nothing is timed — the copies have no schedule;
+///    nothing is timed — the copies have no schedule; node peers' pieces shorter than a cache line
+///    are packed by their senders, then pulled (pack_then_pull), others pulled piece by piece;
 ///  - when some rank's budget cannot hold the chosen circulant schedule, an adaptive plan becomes
 ///    BCC, which runs within any budget in rounds;
 ///  - when the plan runs the second time by messages (it is being reused: a plan made per call is
@@ -242,6 +251,9 @@ class Decider {
       const auto ct = as_cyclic(to);
       if (cf && ct) changed = on_cyclic_run(*cf, *ct, facts, plan, d, measure);
     }
+    // The node's copies: pack, then pull, where node peers' pieces are short (a receiver pulling
+    // them piece by piece loads nearly every line of the peer's source to take a part of it).
+    d.pack_then_pull = facts.node_path && facts.node_pieces_short;
     if (facts.run == 1 && plan.direct() && !facts.node_whole && facts.exchanges && facts.tune_reps > 0) {
       d.transports = measure_transport();
       const TransportTiming* best = nullptr;

@@ -275,6 +275,19 @@ struct Workspace {
   std::vector<CopyItem> copies;       ///< the local and node peers' runs of a shared-memory run, ordered (order_gathered)
   std::size_t copies_alone = 0;       ///< how many of them are copied one after the other
   std::vector<const void*> copy_from, copied_from;  ///< the plan and source arrays of this run, and of `copies`
+  /// Pack, then pull (node peers' pieces shorter than a cache line): this rank's part of a node
+  /// window into which it packs its messages to node peers, in one pass over its source, before
+  /// the node agrees (agree_on_node); made by the agreement that first finds the node's pieces short,
+  /// collectively on the node. `staged`: this run's node peers' messages are read from their staging.
+  std::unique_ptr<SharedSegment> staging;
+  bool staged = false;
+  /// What the last node agreement found, the same on every rank of the node: every rank's pieces
+  /// from node peers are short (short_node_pieces) and some rank has some, with its staging part
+  /// within `staging_budget`; some rank has no staging part large enough for this plan.
+  bool node_pieces_short = false, staging_missing = false;
+  std::size_t staging_budget = static_cast<std::size_t>(-1);  ///< bytes a staging part may take
+  std::vector<std::byte*> staging_out;
+  std::vector<const std::byte*> staging_in;
   ExchangeState exchange;
   /// The scratch of messages (the exchange's), and the most one unit used.
   const Scratch& buffer() const noexcept { return exchange.buffer; }
@@ -449,6 +462,124 @@ auto* buffer_of(P& p, Buffer b) {
     case Buffer::destination: return p.dst.data();
     case Buffer::intermediate: return reinterpret_cast<T*>(p.ws->intermediate.data());
     default: return reinterpret_cast<T*>(p.ws->relay.data());
+  }
+}
+
+/// Node peers' pieces shorter than this (bytes, on average, contiguous in the source) are packed by
+/// their sender and pulled as runs (pack, then pull) rather than pulled piece by piece: a receiver
+/// pulling them loads nearly every cache line of its peer's source to take a part of each.
+inline constexpr std::size_t staged_piece_bytes = 64;
+
+/// Contiguous pieces of run r (or section s) in the source: how many separate reads pull it.
+inline index_t source_pieces(const Run& r) noexcept {
+  if (r.src_contiguous()) return 1;
+  return r.len <= 1 || r.src_step == 1 ? r.count : r.size();
+}
+template <std::size_t D>
+inline index_t source_pieces(const BasicSection<D>& s) noexcept {
+  if (s.src_contiguous()) return 1;
+  const auto n = nest_of(s, dense::none);
+  if (n.depth == 0) return 1;
+  return n.fs[0] == 1 ? s.size() / std::max<index_t>(n.count[0], 1) : s.size();
+}
+
+/// The staging part's head: per node rank, where this rank's message to it starts in the data
+/// (elements) and its elements; then whether the data was packed by basic cycles (1) or message by
+/// message (0). The data follows at staging_head_bytes.
+inline std::size_t staging_head_bytes(int node_size) noexcept {
+  return align_up((2 * static_cast<std::size_t>(node_size) + 1) * sizeof(index_t));
+}
+
+/// Bytes of the staging part part p's stage needs on this rank (its messages to node peers), or 0
+/// when the plan is not one stage of direct messages.
+template <class P>
+std::size_t staging_bytes(const P& p, const Node& node) {
+  using T = typename P::value_type;
+  if (p.plan->stages.size() != 1 || !p.plan->direct()) return 0;
+  index_t elems = 0;
+  for (const Message& m : p.plan->stages[0].sends)
+    if (node.holds(m.peer)) elems += m.size;
+  return staging_head_bytes(node.size) + static_cast<std::size_t>(elems) * sizeof(T);
+}
+
+/// Whether part p's messages from node peers are made of pieces shorter than staged_piece_bytes on
+/// average (true also when it has none: it does not object), and whether it has any.
+template <class P>
+std::pair<bool, bool> short_node_pieces(const P& p, const Node& node) {
+  using T = typename P::value_type;
+  if (p.plan->stages.size() != 1) return {false, false};
+  const auto& st = p.plan->stages[0];
+  index_t elems = 0, pieces = 0;
+  for (const Message& m : st.recvs)
+    if (node.holds(m.peer))
+      for (std::size_t k = m.first; k < m.first + m.nruns; ++k) {
+        elems += st.runs[k].size();
+        pieces += source_pieces(st.runs[k]);
+      }
+  return {static_cast<std::size_t>(elems) * sizeof(T) < staged_piece_bytes * static_cast<std::size_t>(pieces), elems > 0};
+}
+
+/// Packs part p's messages to node peers into its staging part (the head, then each message's
+/// elements in its packed order), in one pass over the source by basic cycles where the stage has
+/// them, else message by message. False (nothing packed) without a staging part large enough.
+template <class P>
+bool pack_staging(P& p, const Node& node) {
+  using T = typename P::value_type;
+  Workspace& ws = *p.ws;
+  const std::size_t need = staging_bytes(p, node);
+  if (ws.staging == nullptr || need == 0 || need > ws.staging->bytes()) return false;
+  const auto& st = p.plan->stages[0];
+  auto* head = reinterpret_cast<index_t*>(ws.staging->data());
+  std::fill(head, head + 2 * node.size, index_t{0});
+  T* data = reinterpret_cast<T*>(ws.staging->data() + staging_head_bytes(node.size));
+  ws.staging_out.assign(st.sends.size(), nullptr);
+  index_t at = 0;
+  for (std::size_t i = 0; i < st.sends.size(); ++i) {
+    const Message& m = st.sends[i];
+    if (!node.holds(m.peer)) continue;
+    const auto r = static_cast<std::size_t>(node.rank_of[static_cast<std::size_t>(m.peer)]);
+    head[2 * r] = at;
+    head[2 * r + 1] = m.size;
+    ws.staging_out[i] = reinterpret_cast<std::byte*>(data + at);
+    at += m.size;
+  }
+  const bool cycles = st.cycles && !st.forwards;
+  head[2 * node.size] = cycles ? 1 : 0;
+  if (cycles) {
+    const auto& c = st.cycles;
+    pack_cycles<T>(c.send_pattern, c.cycle, 0, c.slots, p.src.data(), static_cast<index_t>(p.src.size()),
+                   reinterpret_cast<T**>(ws.staging_out.data()), nullptr);
+  } else {
+    for (std::size_t i = 0; i < st.sends.size(); ++i)
+      if (ws.staging_out[i] != nullptr) pack_message(st, i, p.src.data(), reinterpret_cast<T*>(ws.staging_out[i]));
+  }
+  return true;
+}
+
+/// The local runs of stage st, and the messages from node peers unpacked from their staging parts
+/// (pack, then pull: Workspace::staged), into dst.
+template <class T, class R>
+void copy_local_and_staged(const Stage<R>& st, std::span<const T> src, std::span<T> dst, Workspace& ws, const Node& node) {
+  copy(st.runs_of(st.local), src.data(), dst.data());
+  const auto me = static_cast<std::size_t>(node.rank);
+  const bool cycles = st.cycles && !st.forwards;
+  ws.staging_in.assign(st.recvs.size(), nullptr);
+  for (std::size_t j = 0; j < st.recvs.size(); ++j) {
+    const Message& m = st.recvs[j];
+    if (!node.holds(m.peer)) continue;
+    const std::byte* part = ws.staging->peer(m.peer);
+    const auto* head = reinterpret_cast<const index_t*>(part);
+    REDIST_EXPECTS(head[2 * me + 1] == m.size && (head[2 * node.size] == 1) == cycles,
+                   "redist: a node peer's staged message differs from this rank's plan of it: internal error");
+    ws.staging_in[j] = part + staging_head_bytes(node.size) + static_cast<std::size_t>(head[2 * me]) * sizeof(T);
+  }
+  if (cycles) {
+    const auto& c = st.cycles;
+    unpack_cycles<T>(c.recv_pattern, c.cycle, 0, c.slots, reinterpret_cast<const T**>(ws.staging_in.data()), dst.data(),
+                     static_cast<index_t>(dst.size()));
+  } else {
+    for (std::size_t j = 0; j < st.recvs.size(); ++j)
+      if (ws.staging_in[j] != nullptr) unpack_message(st, j, reinterpret_cast<const T*>(ws.staging_in[j]), dst.data());
   }
 }
 
@@ -1053,7 +1184,10 @@ class Runner {
       const auto& plan = *p.plan;
       if (s_.stage >= plan.stages.size()) return;
       const auto& st = plan.stages[s_.stage];
-      if (s_.node != nullptr) {
+      if (s_.node != nullptr && p.ws->staged) {
+        copy_local_and_staged(st, p.src, p.dst, *p.ws, *s_.node);
+        any = true;
+      } else if (s_.node != nullptr) {
         copy_local_and_node(st, p.plan, p.src, p.dst, *p.ws, *p.source);
         any = true;
       } else if (s_.mode != by_cycles && st.local.nruns > 0) {
@@ -1165,27 +1299,69 @@ class Runner {
 /// the node, its plan of direct messages or able to become one: `direct_capable`): one all-reduce
 /// on the node, with the MPI_Win_syncs MPI-3's memory model asks for around it (store, sync,
 /// synchronize, sync, load). Collective on the node; the same answer on every rank of it.
+///
+/// The same all-reduce settles, per part, how node peers' messages are copied this run. A part
+/// whose workspace holds a staging part (make_staging: the decision's pack, then pull) packs its
+/// messages to node peers into it first (pack_staging); when every rank of the node did, receivers
+/// read them from there (Workspace::staged), else piece by piece from the peers' sources. It also
+/// reports, in the workspace, what the decision needs: whether the node's pieces are short and
+/// whether some rank lacks a staging part for this plan.
 template <class Parts>
 bool agree_on_node(Parts& parts, const Node& node, bool direct_capable) {
   constexpr std::size_t K = detail::count_parts<Parts>();
-  std::array<long long, 1 + 2 * K> mine{}, all{};
+  constexpr std::size_t per = 6;  // per part: ld, -ld, not packed, long pieces, needs staging, has node messages
+  std::array<long long, 1 + per * K> mine{}, all{};
   bool able = direct_capable;
   std::size_t k = 0;
   boost::hana::for_each(parts, [&](auto& p) {
     able = able && detail::store_assigns(p.store) && p.source != nullptr && &p.source->node() == &node &&
            (p.src.empty() || static_cast<const void*>(p.source->data()) == static_cast<const void*>(p.src.data()));
-    mine[1 + 2 * k] = p.source_ld;
-    mine[2 + 2 * k] = -p.source_ld;
     ++k;
+  });
+  k = 0;
+  boost::hana::for_each(parts, [&](auto& p) {
+    long long* m = mine.data() + 1 + per * k++;
+    m[0] = p.source_ld;
+    m[1] = -p.source_ld;
+    const bool packed = able && detail::pack_staging(p, node);
+    const auto [short_pieces, any] = able ? detail::short_node_pieces(p, node) : std::pair<bool, bool>{false, false};
+    const std::size_t need = able ? detail::staging_bytes(p, node) : 0;
+    m[2] = packed ? 0 : 1;
+    m[3] = short_pieces && need <= p.ws->staging_budget ? 0 : 1;
+    m[4] = need > 0 && (p.ws->staging == nullptr || p.ws->staging->bytes() < need) ? 1 : 0;
+    m[5] = any ? 1 : 0;
+    if (packed) p.ws->staging->sync();  // this rank's stores to its staging part
   });
   mine[0] = able ? 0 : 1;
   if (able) boost::hana::for_each(parts, [](auto& p) { p.source->sync(); });  // this rank's stores
   detail::check(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_LONG_LONG, MPI_MAX, node.comm),
                 "MPI_Allreduce");
   bool agreed = all[0] == 0;
-  for (std::size_t j = 0; j < K; ++j) agreed = agreed && all[1 + 2 * j] == -all[2 + 2 * j];
+  for (std::size_t j = 0; j < K; ++j) agreed = agreed && all[1 + per * j] == -all[2 + per * j];
+  k = 0;
+  boost::hana::for_each(parts, [&](auto& p) {
+    const long long* a = all.data() + 1 + per * k++;
+    p.ws->staged = agreed && a[2] == 0;
+    if (p.ws->staged) p.ws->staging->sync();  // the peers' stores
+    p.ws->node_pieces_short = agreed && a[3] == 0 && a[5] == 1;
+    p.ws->staging_missing = agreed && a[4] == 1;
+  });
   if (agreed) boost::hana::for_each(parts, [](auto& p) { p.source->sync(); });  // the peers' stores
   return agreed;
+}
+
+/// Makes every part's staging part (its messages to node peers, pack_staging) anew, for the runs
+/// after this one: collective on the node (MPI_Win_allocate_shared), called by every rank of it
+/// alike after an agreement that found a staging part missing (Workspace::staging_missing), when
+/// the decision chose pack, then pull.
+template <class Parts>
+void make_staging(Parts& parts, const Node& node) {
+  boost::hana::for_each(parts, [&](auto& p) {
+    p.ws->staging.reset();
+    p.ws->staging = std::make_unique<SharedSegment>(p.source->node_ptr(), detail::staging_bytes(p, node), 1);
+    p.ws->staging_missing = false;
+    p.ws->staged = false;  // some rank had none large enough: nobody packed this run
+  });
 }
 
 /// Starts an exchange of parts (a hana tuple of Part; collective: every rank of comm starts the

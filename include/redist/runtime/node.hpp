@@ -21,6 +21,7 @@ namespace redist::runtime {
 struct Node {
   MPI_Comm comm = MPI_COMM_NULL;  ///< this rank's node: the ranks of the parent on it
   int size = 1;                   ///< ranks on the node
+  int rank = 0;                   ///< this rank's rank on the node
   int parent_size = 1;            ///< ranks of the parent communicator
   std::vector<int> rank_of;       ///< per rank of the parent: its rank on this node, or -1 when elsewhere
 
@@ -76,6 +77,7 @@ inline std::shared_ptr<const Node> make_node(MPI_Comm parent, int node_size) {
     node->comm = shared;
   }
   MPI_Comm_size(node->comm, &node->size);
+  MPI_Comm_rank(node->comm, &node->rank);
   MPI_Group pg = MPI_GROUP_NULL, ng = MPI_GROUP_NULL;
   MPI_Comm_group(parent, &pg);
   MPI_Comm_group(node->comm, &ng);
@@ -153,6 +155,7 @@ class SharedSegment {
   const std::byte* data() const noexcept { return data_; }
   std::size_t bytes() const noexcept { return bytes_; }
   const Node& node() const noexcept { return *node_; }
+  const std::shared_ptr<const Node>& node_ptr() const noexcept { return node_; }
   MPI_Win window() const noexcept { return win_; }
   /// The part of peer (a rank of the parent communicator) as this process sees it: nullptr
   /// when peer is on another node (or its part is empty).
