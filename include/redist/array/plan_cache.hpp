@@ -83,9 +83,10 @@ struct Explanation {
   std::string transport;
   /// On the node path, how node peers' messages are copied: "pull" (each receiver reads its pieces
   /// from the peers' sources) or "pack_then_pull" (each sender packs them into a node window in one
-  /// pass, receivers read those runs; chosen when the pieces are shorter than a cache line, from
-  /// the run after the node found them so). Empty off the node path.
+  /// pass, receivers read those runs; tried when the pieces are shorter than a cache line, from
+  /// the run after the node found them so, and kept if it copied faster). Empty off the node path.
   std::string node_copy;
+  std::pair<double, double> node_copy_seconds{};  ///< the node's copy timed pulling and packing then pulling (0: not run)
   std::size_t messages = 0;   ///< this rank's messages to other ranks (node-peer copies are not messages; a message
                               ///< the scratch budget cuts into pieces counts once per piece)
   std::size_t bytes = 0;      ///< their bytes
@@ -99,7 +100,13 @@ struct Explanation {
   std::string str() const {
     std::string s = "schedule " + schedule + " (" + reason + ")\n";
     s += "transport " + transport + (ran ? "" : " (planned; decided on the first run)") + "\n";
-    if (!node_copy.empty()) s += "node peers: " + node_copy + "\n";
+    if (!node_copy.empty()) {
+      s += "node peers: " + node_copy;
+      if (node_copy_seconds.first > 0 && node_copy_seconds.second > 0)
+        s += " (timed: pull " + std::to_string(node_copy_seconds.first * 1e3) + " ms, pack_then_pull " +
+             std::to_string(node_copy_seconds.second * 1e3) + " ms)";
+      s += "\n";
+    }
     for (const TransportTiming& t : transports)
       s += "  timed " + t.name() + ": median " + std::to_string(t.median * 1e3) + " ms\n";
     s += "this rank: " + std::to_string(messages) + " messages, " + std::to_string(bytes) + " bytes to other ranks, in " +
@@ -247,6 +254,7 @@ class Redistribution {
     else e.transport = wire;
     if (on != nullptr && on->whole()) e.steps = 0;
     if (on != nullptr) e.node_copy = e.ran && workspace_.staged ? "pack_then_pull" : "pull";
+    e.node_copy_seconds = decision_.node_copy_seconds;
     return e;
   }
 
@@ -264,6 +272,11 @@ class Redistribution {
     const runtime::Node* node = prepare_run(comm, src, dst, parts, from_array);
     const auto c = static_cast<MPI_Comm>(comm);
     runtime::run(parts, workspace_.exchange, c, node, options_.max_message_bytes, runtime::message_tag);
+    // Pack, then pull, from the next run: every rank of the node makes its staging part, after this
+    // run's closing barrier (so that no rank's copy, which the decision times, shares the machine
+    // with the pages' first touch).
+    if (make_staging_) runtime::make_staging(parts, *node);
+    make_staging_ = false;
   }
 
   /// The collective work before a run: the first run's agreement, this run's node agreement (when
@@ -289,6 +302,10 @@ class Redistribution {
     facts.node_whole = on_node_ && node_->whole();
     facts.node_path = on_node_;
     facts.node_pieces_short = on_node_ && workspace_.node_pieces_short;
+    if (on_node_) {
+      facts.node_pull_seconds = workspace_.node_pull_seconds;
+      facts.node_staged_seconds = workspace_.node_staged_seconds;
+    }
     // The node agreement is per node; the decision's use of it (runs 0 and 1 of an adaptive plan)
     // must be the same on every rank: some node copies from shared memory.
     if constexpr (decider::adaptive)
@@ -298,9 +315,9 @@ class Redistribution {
         facts.node_path = some != 0;
       }
     const bool changed = decide(comm, src, dst, facts);
-    // Pack, then pull, from the next run: every rank of the node makes its staging part (the node's
-    // ranks agreed on the facts; a new plan gets its own on its next run).
-    if (decision_.pack_then_pull && on_node_ && !changed && workspace_.staging_missing) runtime::make_staging(parts, *node_);
+    // Pack, then pull: every rank of the node makes its staging part after this run (the node's
+    // ranks agreed on the facts; a new plan gets its own after its next run).
+    make_staging_ = decision_.pack_then_pull && on_node_ && !changed && workspace_.staging_missing;
     if (!decision_.pack_then_pull && workspace_.staging != nullptr && on_node_) {
       workspace_.staging.reset();  // every rank of the node alike; nobody reads a staging part this run
       workspace_.staged = false;
@@ -425,6 +442,7 @@ class Redistribution {
   bool checked_ = false;
   bool fits_ = true;
   bool on_node_ = false;
+  bool make_staging_ = false;
   int runs_ = 0;
   index_t budget_ = 0;
   const runtime::Node* node_ = nullptr;

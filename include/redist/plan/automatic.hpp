@@ -172,6 +172,9 @@ struct Decision {
   /// pass, then pulled as runs (their pieces are shorter than a cache line), instead of pulled
   /// piece by piece from the senders' sources. The same on every rank of a node.
   bool pack_then_pull = false;
+  /// The node's copy timed each way (seconds, the slowest rank's: pulling, packing then pulling);
+  /// 0 for a way not run.
+  std::pair<double, double> node_copy_seconds{};
 };
 
 /// What the runtime tells the decision about one run of a plan, before it runs (every rank alike:
@@ -189,6 +192,9 @@ struct RunFacts {
   /// on average, on every rank of the node (the same on every rank of this rank's node, not of the
   /// communicator: the node's copies are the node's own).
   bool node_pieces_short = false;
+  /// The node's last copy pulling, and packing then pulling: the slowest rank's seconds (0: not run
+  /// yet with this plan; the same on every rank of the node).
+  double node_pull_seconds = 0, node_staged_seconds = 0;
   int tune_reps = 0;           ///< options().tune_reps
 };
 
@@ -200,7 +206,8 @@ struct RunFacts {
 ///  - on a node (facts.node_path) a plan that forwards or goes through an intermediate array cannot
 ///    copy from its peers: an adaptive plan becomes the pair's plan of direct messages (BCC), and
 ///    nothing is timed — the copies have no schedule; node peers' pieces shorter than a cache line
-///    are packed by their senders, then pulled (pack_then_pull), others pulled piece by piece;
+///    are packed by their senders, then pulled (pack_then_pull), for one run, and kept so if that
+///    copied faster than pulling (the slowest rank's times); others are pulled piece by piece;
 ///  - when some rank's budget cannot hold the chosen circulant schedule, an adaptive plan becomes
 ///    BCC, which runs within any budget in rounds;
 ///  - when the plan runs the second time by messages (it is being reused: a plan made per call is
@@ -252,8 +259,14 @@ class Decider {
       if (cf && ct) changed = on_cyclic_run(*cf, *ct, facts, plan, d, measure);
     }
     // The node's copies: pack, then pull, where node peers' pieces are short (a receiver pulling
-    // them piece by piece loads nearly every line of the peer's source to take a part of it).
-    d.pack_then_pull = facts.node_path && facts.node_pieces_short;
+    // them piece by piece loads nearly every line of the peer's source to take a part of it) —
+    // tried once, then kept only if it copied faster than pulling did (with tune_reps > 0; the
+    // model's choice alone with 0). Which wins depends on the machine: the pull's extra lines cost
+    // where memory bandwidth is shared by many cores, the pack's extra pass where it is not.
+    d.node_copy_seconds = {facts.node_pull_seconds, facts.node_staged_seconds};
+    const bool timed_slower = facts.tune_reps > 0 && facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0 &&
+                              facts.node_staged_seconds >= facts.node_pull_seconds;
+    d.pack_then_pull = facts.node_path && facts.node_pieces_short && !timed_slower;
     if (facts.run == 1 && plan.direct() && !facts.node_whole && facts.exchanges && facts.tune_reps > 0) {
       d.transports = measure_transport();
       const TransportTiming* best = nullptr;

@@ -286,6 +286,11 @@ struct Workspace {
   /// within `staging_budget`; some rank has no staging part large enough for this plan.
   bool node_pieces_short = false, staging_missing = false;
   std::size_t staging_budget = static_cast<std::size_t>(-1);  ///< bytes a staging part may take
+  /// Seconds this rank's fastest node copy took pulling, and packing then pulling (0: not run yet),
+  /// the last pack's; the slowest rank's of the node as of the last agreement (node_*), which the
+  /// decision compares.
+  double pull_seconds = 0, staged_seconds = 0, pack_seconds = 0;
+  double node_pull_seconds = 0, node_staged_seconds = 0;
   std::vector<std::byte*> staging_out;
   std::vector<const std::byte*> staging_in;
   ExchangeState exchange;
@@ -479,8 +484,14 @@ template <std::size_t D>
 inline index_t source_pieces(const BasicSection<D>& s) noexcept {
   if (s.src_contiguous()) return 1;
   const auto n = nest_of(s, dense::none);
-  if (n.depth == 0) return 1;
-  return n.fs[0] == 1 ? s.size() / std::max<index_t>(n.count[0], 1) : s.size();
+  // The loop contiguous in the source: the innermost, or an outer one (a transpose, which
+  // copy_transposed reads in tiles of rows of 16 or more elements along it).
+  for (std::size_t j = 0; j < n.depth; ++j)
+    if (n.fs[j] == 1) {
+      const index_t run = j == 0 ? n.count[0] : std::min<index_t>(n.count[j], 16);
+      return std::max<index_t>(1, s.size() / std::max<index_t>(run, 1));
+    }
+  return std::max<index_t>(1, s.size());
 }
 
 /// The staging part's head: per node rank, where this rank's message to it starts in the data
@@ -1176,6 +1187,10 @@ class Runner {
     for (const WireMessage& w : wires) out[segs[w.first].index] = w.data;
   }
 
+  /// The smaller of a kept time (0: none yet) and a new one: the node copies are compared by their
+  /// fastest runs (the first run also builds what later runs reuse, and a rank may be preempted).
+  static double least(double kept, double t) noexcept { return kept > 0 ? std::min(kept, t) : t; }
+
   void copy_local() {
     s_.copied = true;
     bool any = false;
@@ -1185,10 +1200,14 @@ class Runner {
       if (s_.stage >= plan.stages.size()) return;
       const auto& st = plan.stages[s_.stage];
       if (s_.node != nullptr && p.ws->staged) {
+        const double t0 = MPI_Wtime();
         copy_local_and_staged(st, p.src, p.dst, *p.ws, *s_.node);
+        p.ws->staged_seconds = least(p.ws->staged_seconds, p.ws->pack_seconds + (MPI_Wtime() - t0));
         any = true;
       } else if (s_.node != nullptr) {
+        const double t0 = MPI_Wtime();
         copy_local_and_node(st, p.plan, p.src, p.dst, *p.ws, *p.source);
+        p.ws->pull_seconds = least(p.ws->pull_seconds, MPI_Wtime() - t0);
         any = true;
       } else if (s_.mode != by_cycles && st.local.nruns > 0) {
         const T* from = buffer_of(p, st.from);
@@ -1304,12 +1323,14 @@ class Runner {
 /// whose workspace holds a staging part (make_staging: the decision's pack, then pull) packs its
 /// messages to node peers into it first (pack_staging); when every rank of the node did, receivers
 /// read them from there (Workspace::staged), else piece by piece from the peers' sources. It also
-/// reports, in the workspace, what the decision needs: whether the node's pieces are short and
-/// whether some rank lacks a staging part for this plan.
+/// reports, in the workspace, what the decision needs: whether the node's pieces are short,
+/// whether some rank lacks a staging part for this plan, and the slowest rank's last copy each way.
 template <class Parts>
 bool agree_on_node(Parts& parts, const Node& node, bool direct_capable) {
   constexpr std::size_t K = detail::count_parts<Parts>();
-  constexpr std::size_t per = 6;  // per part: ld, -ld, not packed, long pieces, needs staging, has node messages
+  // per part: ld, -ld, not packed, long pieces, needs staging, has node messages, and the last
+  // copy's nanoseconds pulling and packing then pulling
+  constexpr std::size_t per = 8;
   std::array<long long, 1 + per * K> mine{}, all{};
   bool able = direct_capable;
   std::size_t k = 0;
@@ -1323,13 +1344,17 @@ bool agree_on_node(Parts& parts, const Node& node, bool direct_capable) {
     long long* m = mine.data() + 1 + per * k++;
     m[0] = p.source_ld;
     m[1] = -p.source_ld;
+    const double t0 = MPI_Wtime();
     const bool packed = able && detail::pack_staging(p, node);
+    p.ws->pack_seconds = MPI_Wtime() - t0;
     const auto [short_pieces, any] = able ? detail::short_node_pieces(p, node) : std::pair<bool, bool>{false, false};
     const std::size_t need = able ? detail::staging_bytes(p, node) : 0;
     m[2] = packed ? 0 : 1;
     m[3] = short_pieces && need <= p.ws->staging_budget ? 0 : 1;
     m[4] = need > 0 && (p.ws->staging == nullptr || p.ws->staging->bytes() < need) ? 1 : 0;
     m[5] = any ? 1 : 0;
+    m[6] = static_cast<long long>(p.ws->pull_seconds * 1e9);
+    m[7] = static_cast<long long>(p.ws->staged_seconds * 1e9);
     if (packed) p.ws->staging->sync();  // this rank's stores to its staging part
   });
   mine[0] = able ? 0 : 1;
@@ -1345,6 +1370,8 @@ bool agree_on_node(Parts& parts, const Node& node, bool direct_capable) {
     if (p.ws->staged) p.ws->staging->sync();  // the peers' stores
     p.ws->node_pieces_short = agreed && a[3] == 0 && a[5] == 1;
     p.ws->staging_missing = agreed && a[4] == 1;
+    p.ws->node_pull_seconds = static_cast<double>(a[6]) * 1e-9;
+    p.ws->node_staged_seconds = static_cast<double>(a[7]) * 1e-9;
   });
   if (agreed) boost::hana::for_each(parts, [](auto& p) { p.source->sync(); });  // the peers' stores
   return agreed;
@@ -1359,6 +1386,8 @@ void make_staging(Parts& parts, const Node& node) {
   boost::hana::for_each(parts, [&](auto& p) {
     p.ws->staging.reset();
     p.ws->staging = std::make_unique<SharedSegment>(p.source->node_ptr(), detail::staging_bytes(p, node), 1);
+    // First touched here, by its owner, rather than in the first pack (whose time the decision reads).
+    std::memset(p.ws->staging->data(), 0, p.ws->staging->bytes());
     p.ws->staging_missing = false;
     p.ws->staged = false;  // some rank had none large enough: nobody packed this run
   });
