@@ -206,13 +206,12 @@ std::vector<Row> pack_case(Pair pair, index_t n, int nprocs, int reps) {
   std::vector<const double*> in(bcc_runs.recvs.size());
   auto one_pass_pack = [&] {
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = sbuf.data() + b_send[i];
-    redist::runtime::pack_cycles<double>(bcc.send_pattern, bcc.cycle, 0, bcc.slots, src.data(),
-                                         static_cast<index_t>(src.size()), out.data(), dst.data());
+    redist::runtime::pack_cycles<double>(bcc, 0, bcc.slots, src.data(), static_cast<index_t>(src.size()), out.data(),
+                                         dst.data());
   };
   auto one_pass_unpack = [&] {
     for (std::size_t i = 0; i < in.size(); ++i) in[i] = rbuf.data() + b_recv[i];
-    redist::runtime::unpack_cycles<double>(bcc.recv_pattern, bcc.cycle, 0, bcc.slots, in.data(), dst.data(),
-                                           static_cast<index_t>(dst.size()));
+    redist::runtime::unpack_cycles<double>(bcc, 0, bcc.slots, in.data(), dst.data(), static_cast<index_t>(dst.size()));
   };
   // Check the one-pass pack against the general pack: the same elements per message (the order
   // within a message differs: cycle by cycle versus run by run), and the same local copies.

@@ -50,7 +50,7 @@ std::vector<Plan> all_plans(const CycMap& from, const CycMap& to, bool contentio
 
 /// The one-pass path in memory: every rank packs the cycle slots [a, a + per_round) of its source
 /// into one buffer per message (pack_cycles), the pieces are delivered, every rank unpacks them
-/// (unpack_cycles); checked against the oracle. Also checks that the piece sizes both sides
+/// (unpack_cycles), each by either of their two orders of work; checked against the oracle. Also checks that the piece sizes both sides
 /// compute (elements_in) agree and that each round's scratch is what it says.
 std::string simulate_one_pass(const std::vector<Plan>& plans, const Layout& src, const Layout& dst,
                               index_t per_round) {
@@ -71,8 +71,15 @@ std::string simulate_one_pass(const std::vector<Plan>& plans, const Layout& src,
         bufs[i].assign(static_cast<std::size_t>(cy.elements_in(cy.send_per_cycle[i], pl.sends[i].size, a, b)), -7);
         ptr[i] = bufs[i].data();
       }
-      runtime::pack_cycles<index_t>(cy.send_pattern, cy.cycle, a, b, src.globals[r].data(),
-                                    static_cast<index_t>(src.globals[r].size()), ptr.data(), out[r].data());
+      // Cycle by cycle (the pattern) and, for the whole cycles, section by section (the Cycles
+      // overload the executor calls), alternating between ranks and rounds: the same packed order,
+      // or the other side's unpack fails the oracle.
+      if ((r + a) % 2 == 0)
+        runtime::pack_cycles<index_t>(cy, a, b, src.globals[r].data(), static_cast<index_t>(src.globals[r].size()),
+                                      ptr.data(), out[r].data());
+      else
+        runtime::pack_cycles<index_t>(cy.send_pattern, cy.cycle, a, b, src.globals[r].data(),
+                                      static_cast<index_t>(src.globals[r].size()), ptr.data(), out[r].data());
       for (std::size_t i = 0; i < pl.sends.size(); ++i) {
         if (ptr[i] != bufs[i].data() + bufs[i].size())
           return "rank " + std::to_string(r) + " packs " + std::to_string(ptr[i] - bufs[i].data()) +
@@ -93,8 +100,11 @@ std::string simulate_one_pass(const std::vector<Plan>& plans, const Layout& src,
         ptr[i] = it->second.data();
         ends[i] = it->second.data() + it->second.size();
       }
-      runtime::unpack_cycles<index_t>(cy.recv_pattern, cy.cycle, a, b, ptr.data(), out[q].data(),
-                                      static_cast<index_t>(out[q].size()));
+      if ((q + a) % 2 == 1)
+        runtime::unpack_cycles<index_t>(cy, a, b, ptr.data(), out[q].data(), static_cast<index_t>(out[q].size()));
+      else
+        runtime::unpack_cycles<index_t>(cy.recv_pattern, cy.cycle, a, b, ptr.data(), out[q].data(),
+                                        static_cast<index_t>(out[q].size()));
       for (std::size_t i = 0; i < pl.recvs.size(); ++i)
         if (ptr[i] != ends[i]) return "rank " + std::to_string(q) + " does not unpack a whole piece";
     }

@@ -260,13 +260,15 @@ class Decider {
     }
     // The node's copies: pack, then pull, where node peers' pieces are short (a receiver pulling
     // them piece by piece loads nearly every line of the peer's source to take a part of it) —
-    // tried once, then kept only if it copied faster than pulling did (with tune_reps > 0; the
-    // model's choice alone with 0). Which wins depends on the machine: the pull's extra lines cost
-    // where memory bandwidth is shared by many cores, the pack's extra pass where it is not.
+    // tried once a warm pull has been timed, then kept only if it copied faster (with tune_reps >
+    // 0; the model's choice alone with 0). Which wins depends on the machine: the pull's extra
+    // lines cost where memory bandwidth is shared by many cores, the pack's extra pass where not.
     d.node_copy_seconds = {facts.node_pull_seconds, facts.node_staged_seconds};
-    const bool timed_slower = facts.tune_reps > 0 && facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0 &&
+    const bool timing = facts.tune_reps > 0;
+    const bool timed_slower = timing && facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0 &&
                               facts.node_staged_seconds >= facts.node_pull_seconds;
-    d.pack_then_pull = facts.node_path && facts.node_pieces_short && !timed_slower;
+    d.pack_then_pull = facts.node_path && facts.node_pieces_short && (!timing || facts.node_pull_seconds > 0) &&
+                       !timed_slower;
     if (facts.run == 1 && plan.direct() && !facts.node_whole && facts.exchanges && facts.tune_reps > 0) {
       d.transports = measure_transport();
       const TransportTiming* best = nullptr;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -286,10 +287,23 @@ struct Workspace {
   /// within `staging_budget`; some rank has no staging part large enough for this plan.
   bool node_pieces_short = false, staging_missing = false;
   std::size_t staging_budget = static_cast<std::size_t>(-1);  ///< bytes a staging part may take
-  /// Seconds this rank's fastest node copy took pulling, and packing then pulling (0: not run yet),
-  /// the last pack's; the slowest rank's of the node as of the last agreement (node_*), which the
-  /// decision compares.
+  /// Seconds this rank's fastest node copy took pulling (from its second pull: the first builds the
+  /// copy list) and packing then pulling (0: not run yet), the last pack's; the slowest rank's of
+  /// the node as of the last agreement (node_*), which the decision compares.
   double pull_seconds = 0, staged_seconds = 0, pack_seconds = 0;
+  int pull_runs = 0;
+  /// The node's copies are timed (and their times agreed) while its pieces are short and the two
+  /// ways have not both been timed: the same on every rank of the node.
+  bool node_copy_timing() const noexcept {
+    return node_pieces_short && !(node_pull_seconds > 0 && node_staged_seconds > 0);
+  }
+  /// This rank's node facts of the plan whose runs are at node_facts_for on node node_facts_on:
+  /// its pieces from node peers are short, it has some, its staging part's bytes (computed once).
+  const void* node_facts_for = nullptr;
+  const void* node_facts_plan = nullptr;
+  const Node* node_facts_on = nullptr;
+  bool node_short = false, node_any = false;
+  std::size_t node_staging_bytes = 0;
   double node_pull_seconds = 0, node_staged_seconds = 0;
   std::vector<std::byte*> staging_out;
   std::vector<const std::byte*> staging_in;
@@ -530,6 +544,19 @@ std::pair<bool, bool> short_node_pieces(const P& p, const Node& node) {
   return {static_cast<std::size_t>(elems) * sizeof(T) < staged_piece_bytes * static_cast<std::size_t>(pieces), elems > 0};
 }
 
+/// short_node_pieces and staging_bytes of part p, computed once per plan and node (Workspace).
+template <class P>
+void node_facts(const P& p, const Node& node) {
+  Workspace& ws = *p.ws;
+  const void* key = p.plan->stages.empty() ? nullptr : static_cast<const void*>(p.plan->stages[0].runs.data());
+  if (ws.node_facts_for == key && ws.node_facts_plan == p.plan && ws.node_facts_on == &node && key != nullptr) return;
+  std::tie(ws.node_short, ws.node_any) = short_node_pieces(p, node);
+  ws.node_staging_bytes = staging_bytes(p, node);
+  ws.node_facts_for = key;
+  ws.node_facts_plan = p.plan;
+  ws.node_facts_on = &node;
+}
+
 /// Packs part p's messages to node peers into its staging part (the head, then each message's
 /// elements in its packed order), in one pass over the source by basic cycles where the stage has
 /// them, else message by message. False (nothing packed) without a staging part large enough.
@@ -537,8 +564,10 @@ template <class P>
 bool pack_staging(P& p, const Node& node) {
   using T = typename P::value_type;
   Workspace& ws = *p.ws;
-  const std::size_t need = staging_bytes(p, node);
-  if (ws.staging == nullptr || need == 0 || need > ws.staging->bytes()) return false;
+  if (ws.staging == nullptr) return false;
+  node_facts(p, node);
+  const std::size_t need = ws.node_staging_bytes;
+  if (need == 0 || need > ws.staging->bytes()) return false;
   const auto& st = p.plan->stages[0];
   auto* head = reinterpret_cast<index_t*>(ws.staging->data());
   std::fill(head, head + 2 * node.size, index_t{0});
@@ -558,7 +587,7 @@ bool pack_staging(P& p, const Node& node) {
   head[2 * node.size] = cycles ? 1 : 0;
   if (cycles) {
     const auto& c = st.cycles;
-    pack_cycles<T>(c.send_pattern, c.cycle, 0, c.slots, p.src.data(), static_cast<index_t>(p.src.size()),
+    pack_cycles<T>(c, 0, c.slots, p.src.data(), static_cast<index_t>(p.src.size()),
                    reinterpret_cast<T**>(ws.staging_out.data()), nullptr);
   } else {
     for (std::size_t i = 0; i < st.sends.size(); ++i)
@@ -586,7 +615,7 @@ void copy_local_and_staged(const Stage<R>& st, std::span<const T> src, std::span
   }
   if (cycles) {
     const auto& c = st.cycles;
-    unpack_cycles<T>(c.recv_pattern, c.cycle, 0, c.slots, reinterpret_cast<const T**>(ws.staging_in.data()), dst.data(),
+    unpack_cycles<T>(c, 0, c.slots, reinterpret_cast<const T**>(ws.staging_in.data()), dst.data(),
                      static_cast<index_t>(dst.size()));
   } else {
     for (std::size_t j = 0; j < st.recvs.size(); ++j)
@@ -1174,7 +1203,7 @@ class Runner {
     point_cycles(s_.sends, s_.send_segments, st.sends.size(), s_.cycle_out);
     const index_t a = std::min(c.slots, s_.round * s_.per_round), b = std::min(c.slots, a + s_.per_round);
     with_store(p.store, [&](const auto& op) {
-      pack_cycles<T>(c.send_pattern, c.cycle, a, b, buffer_of(p, st.from), size_of(p, st.from),
+      pack_cycles<T>(c, a, b, buffer_of(p, st.from), size_of(p, st.from),
                      reinterpret_cast<T**>(s_.cycle_out.data()), s_.node ? nullptr : buffer_of(p, st.to), op);
     });
   }
@@ -1205,9 +1234,12 @@ class Runner {
         p.ws->staged_seconds = least(p.ws->staged_seconds, p.ws->pack_seconds + (MPI_Wtime() - t0));
         any = true;
       } else if (s_.node != nullptr) {
-        const double t0 = MPI_Wtime();
+        // Timed where the decision may compare it with packing (short pieces); the first pull of a
+        // workspace also builds the ordered copy list: not timed.
+        const bool timed = p.ws->node_copy_timing();
+        const double t0 = timed ? MPI_Wtime() : 0.0;
         copy_local_and_node(st, p.plan, p.src, p.dst, *p.ws, *p.source);
-        p.ws->pull_seconds = least(p.ws->pull_seconds, MPI_Wtime() - t0);
+        if (timed && ++p.ws->pull_runs > 1) p.ws->pull_seconds = least(p.ws->pull_seconds, MPI_Wtime() - t0);
         any = true;
       } else if (s_.mode != by_cycles && st.local.nruns > 0) {
         const T* from = buffer_of(p, st.from);
@@ -1293,7 +1325,7 @@ class Runner {
     point_cycles(s_.recvs, s_.recv_segments, st.recvs.size(), s_.cycle_in);
     const index_t a = std::min(c.slots, s_.round * s_.per_round), b = std::min(c.slots, a + s_.per_round);
     with_store(p.store, [&](const auto& op) {
-      unpack_cycles<T>(c.recv_pattern, c.cycle, a, b, reinterpret_cast<const T**>(s_.cycle_in.data()),
+      unpack_cycles<T>(c, a, b, reinterpret_cast<const T**>(s_.cycle_in.data()),
                        buffer_of(p, st.to), size_of(p, st.to), op);
     });
   }
@@ -1328,50 +1360,62 @@ class Runner {
 template <class Parts>
 bool agree_on_node(Parts& parts, const Node& node, bool direct_capable) {
   constexpr std::size_t K = detail::count_parts<Parts>();
-  // per part: ld, -ld, not packed, long pieces, needs staging, has node messages, and the last
-  // copy's nanoseconds pulling and packing then pulling
-  constexpr std::size_t per = 8;
-  std::array<long long, 1 + per * K> mine{}, all{};
-  bool able = direct_capable;
-  std::size_t k = 0;
+  // Per part: ld, -ld, not packed, long pieces, needs staging, has node messages; then, while some
+  // part's copies are timed (Workspace::node_copy_timing, the same on every rank of the node), per
+  // part its fastest copy's nanoseconds pulling and packing then pulling.
+  constexpr std::size_t per = 6;
+  std::array<long long, 1 + (per + 2) * K> mine{}, all{};
+  bool able = direct_capable, timing = false;
   boost::hana::for_each(parts, [&](auto& p) {
     able = able && detail::store_assigns(p.store) && p.source != nullptr && &p.source->node() == &node &&
            (p.src.empty() || static_cast<const void*>(p.source->data()) == static_cast<const void*>(p.src.data()));
-    ++k;
+    timing = timing || p.ws->node_copy_timing();
   });
-  k = 0;
+  std::size_t k = 0;
   boost::hana::for_each(parts, [&](auto& p) {
-    long long* m = mine.data() + 1 + per * k++;
+    long long* m = mine.data() + 1 + per * k;
+    long long* t = mine.data() + 1 + per * K + 2 * k++;
     m[0] = p.source_ld;
     m[1] = -p.source_ld;
-    const double t0 = MPI_Wtime();
-    const bool packed = able && detail::pack_staging(p, node);
-    p.ws->pack_seconds = MPI_Wtime() - t0;
-    const auto [short_pieces, any] = able ? detail::short_node_pieces(p, node) : std::pair<bool, bool>{false, false};
-    const std::size_t need = able ? detail::staging_bytes(p, node) : 0;
+    bool packed = false, short_pieces = false, any = false;
+    std::size_t need = 0;
+    if (able) {
+      if (p.ws->staging != nullptr) {
+        const double t0 = MPI_Wtime();
+        packed = detail::pack_staging(p, node);
+        p.ws->pack_seconds = MPI_Wtime() - t0;
+      }
+      detail::node_facts(p, node);
+      short_pieces = p.ws->node_short;
+      any = p.ws->node_any;
+      need = p.ws->node_staging_bytes;
+    }
     m[2] = packed ? 0 : 1;
     m[3] = short_pieces && need <= p.ws->staging_budget ? 0 : 1;
     m[4] = need > 0 && (p.ws->staging == nullptr || p.ws->staging->bytes() < need) ? 1 : 0;
     m[5] = any ? 1 : 0;
-    m[6] = static_cast<long long>(p.ws->pull_seconds * 1e9);
-    m[7] = static_cast<long long>(p.ws->staged_seconds * 1e9);
+    t[0] = static_cast<long long>(p.ws->pull_seconds * 1e9);
+    t[1] = static_cast<long long>(p.ws->staged_seconds * 1e9);
     if (packed) p.ws->staging->sync();  // this rank's stores to its staging part
   });
   mine[0] = able ? 0 : 1;
   if (able) boost::hana::for_each(parts, [](auto& p) { p.source->sync(); });  // this rank's stores
-  detail::check(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_LONG_LONG, MPI_MAX, node.comm),
-                "MPI_Allreduce");
+  const int count = static_cast<int>(1 + per * K + (timing ? 2 * K : 0));
+  detail::check(MPI_Allreduce(mine.data(), all.data(), count, MPI_LONG_LONG, MPI_MAX, node.comm), "MPI_Allreduce");
   bool agreed = all[0] == 0;
   for (std::size_t j = 0; j < K; ++j) agreed = agreed && all[1 + per * j] == -all[2 + per * j];
   k = 0;
   boost::hana::for_each(parts, [&](auto& p) {
-    const long long* a = all.data() + 1 + per * k++;
+    const long long* a = all.data() + 1 + per * k;
+    const long long* t = all.data() + 1 + per * K + 2 * k++;
     p.ws->staged = agreed && a[2] == 0;
     if (p.ws->staged) p.ws->staging->sync();  // the peers' stores
     p.ws->node_pieces_short = agreed && a[3] == 0 && a[5] == 1;
     p.ws->staging_missing = agreed && a[4] == 1;
-    p.ws->node_pull_seconds = static_cast<double>(a[6]) * 1e-9;
-    p.ws->node_staged_seconds = static_cast<double>(a[7]) * 1e-9;
+    if (timing) {
+      p.ws->node_pull_seconds = static_cast<double>(t[0]) * 1e-9;
+      p.ws->node_staged_seconds = static_cast<double>(t[1]) * 1e-9;
+    }
   });
   if (agreed) boost::hana::for_each(parts, [](auto& p) { p.source->sync(); });  // the peers' stores
   return agreed;
