@@ -318,10 +318,12 @@ class Redistribution {
     // Pack, then pull: every rank of the node makes its staging part after this run (the node's
     // ranks agreed on the facts; a new plan gets its own after its next run).
     make_staging_ = decision_.pack_then_pull && on_node_ && !changed && workspace_.staging_missing;
-    if (!decision_.pack_then_pull && workspace_.staging != nullptr && on_node_) {
-      workspace_.staging.reset();  // every rank of the node alike; nobody reads a staging part this run
-      workspace_.staged = false;
-    }
+    workspace_.pack_next = decision_.pack_then_pull;
+    // Settled on pulling (both ways timed, or pieces not short): the staging part goes, every rank
+    // of the node alike (the facts are the node's); nobody reads one in this run.
+    const bool settled_pull = !decision_.pack_then_pull && (!facts.node_pieces_short ||
+                                                            (facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0));
+    if (settled_pull && workspace_.staging != nullptr && on_node_ && !workspace_.staged) workspace_.staging.reset();
     ++runs_;
     return node_;
   }

@@ -206,8 +206,8 @@ struct RunFacts {
 ///  - on a node (facts.node_path) a plan that forwards or goes through an intermediate array cannot
 ///    copy from its peers: an adaptive plan becomes the pair's plan of direct messages (BCC), and
 ///    nothing is timed — the copies have no schedule; node peers' pieces shorter than a cache line
-///    are packed by their senders, then pulled (pack_then_pull), for one run, and kept so if that
-///    copied faster than pulling (the slowest rank's times); others are pulled piece by piece;
+///    are packed by their senders, then pulled (pack_then_pull), on a run or two, then pulled on
+///    one, and the faster kept (the slowest rank's times); others are pulled piece by piece;
 ///  - when some rank's budget cannot hold the chosen circulant schedule, an adaptive plan becomes
 ///    BCC, which runs within any budget in rounds;
 ///  - when the plan runs the second time by messages (it is being reused: a plan made per call is
@@ -259,16 +259,16 @@ class Decider {
       if (cf && ct) changed = on_cyclic_run(*cf, *ct, facts, plan, d, measure);
     }
     // The node's copies: pack, then pull, where node peers' pieces are short (a receiver pulling
-    // them piece by piece loads nearly every line of the peer's source to take a part of it) —
-    // tried once a warm pull has been timed, then kept only if it copied faster (with tune_reps >
-    // 0; the model's choice alone with 0). Which wins depends on the machine: the pull's extra
-    // lines cost where memory bandwidth is shared by many cores, the pack's extra pass where not.
+    // them piece by piece loads nearly every line of the peer's source to take a part of it).
+    // With tune_reps > 0 it is tried first (until a packing run is timed), then a warm pull is
+    // timed, then the faster is kept; with 0, the model's choice alone. Which wins depends on the
+    // machine: the pull's extra lines cost where many cores share the memory bandwidth, the
+    // pack's extra pass where they do not.
     d.node_copy_seconds = {facts.node_pull_seconds, facts.node_staged_seconds};
-    const bool timing = facts.tune_reps > 0;
-    const bool timed_slower = timing && facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0 &&
-                              facts.node_staged_seconds >= facts.node_pull_seconds;
-    d.pack_then_pull = facts.node_path && facts.node_pieces_short && (!timing || facts.node_pull_seconds > 0) &&
-                       !timed_slower;
+    if (!facts.node_path || !facts.node_pieces_short) d.pack_then_pull = false;
+    else if (facts.tune_reps == 0 || facts.node_staged_seconds <= 0) d.pack_then_pull = true;
+    else if (facts.node_pull_seconds <= 0) d.pack_then_pull = false;
+    else d.pack_then_pull = facts.node_staged_seconds < facts.node_pull_seconds;
     if (facts.run == 1 && plan.direct() && !facts.node_whole && facts.exchanges && facts.tune_reps > 0) {
       d.transports = measure_transport();
       const TransportTiming* best = nullptr;

@@ -282,6 +282,9 @@ struct Workspace {
   /// collectively on the node. `staged`: this run's node peers' messages are read from their staging.
   std::unique_ptr<SharedSegment> staging;
   bool staged = false;
+  /// The decision's pack, then pull, for the next run (set by the plan's holder after each
+  /// decision; the same on every rank of the node): the agreement packs into staging only then.
+  bool pack_next = false;
   /// What the last node agreement found, the same on every rank of the node: every rank's pieces
   /// from node peers are short (short_node_pieces) and some rank has some, with its staging part
   /// within `staging_budget`; some rank has no staging part large enough for this plan.
@@ -1380,7 +1383,7 @@ bool agree_on_node(Parts& parts, const Node& node, bool direct_capable) {
     bool packed = false, short_pieces = false, any = false;
     std::size_t need = 0;
     if (able) {
-      if (p.ws->staging != nullptr) {
+      if (p.ws->staging != nullptr && p.ws->pack_next) {
         const double t0 = MPI_Wtime();
         packed = detail::pack_staging(p, node);
         p.ws->pack_seconds = MPI_Wtime() - t0;
@@ -1434,6 +1437,9 @@ void make_staging(Parts& parts, const Node& node) {
     std::memset(p.ws->staging->data(), 0, p.ws->staging->bytes());
     p.ws->staging_missing = false;
     p.ws->staged = false;  // some rank had none large enough: nobody packed this run
+    // The staged runs' pointers, allocated now rather than in a later (repeated) run.
+    p.ws->staging_out.reserve(p.plan->stages[0].sends.size());
+    p.ws->staging_in.reserve(p.plan->stages[0].recvs.size());
   });
 }
 
