@@ -254,9 +254,9 @@ TEST_CASE("Pack, then pull, is tried once and kept only if it copied faster", "[
       CHECK(e.node_copy.empty());
       continue;
     }
-    // Pulled on run 0 (which finds the pieces short and builds the copy list), packed on runs 1
-    // and 2 (run 1 timed), pulled on runs 3 and 4 (run 3 timed), compared on run 4: both timed by
-    // now, and the last runs copied the faster way (the same on every rank of the node).
+    // Pulled on run 0 (which finds the pieces short and builds the copy list), packed on run 1,
+    // pulled on runs 2 and 3 (run 2 timed), compared on run 3: both timed by now, and the last
+    // runs copied the faster way (the same on every rank of the node).
     INFO(e.str());
     CHECK(e.node_copy_seconds.first > 0);
     CHECK(e.node_copy_seconds.second > 0);

@@ -305,6 +305,7 @@ class Redistribution {
     if (on_node_) {
       facts.node_pull_seconds = workspace_.node_pull_seconds;
       facts.node_staged_seconds = workspace_.node_staged_seconds;
+      facts.node_staged_tried = workspace_.staged;
     }
     // The node agreement is per node; the decision's use of it (runs 0 and 1 of an adaptive plan)
     // must be the same on every rank: some node copies from shared memory.
@@ -319,6 +320,8 @@ class Redistribution {
     // ranks agreed on the facts; a new plan gets its own after its next run).
     make_staging_ = decision_.pack_then_pull && on_node_ && !changed && workspace_.staging_missing;
     workspace_.pack_next = decision_.pack_then_pull;
+    workspace_.node_timing = on_node_ && !changed && facts.node_pieces_short && options_.tune_reps > 0 &&
+                             !(facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0);
     // Settled on pulling (both ways timed, or pieces not short): the staging part goes, every rank
     // of the node alike (the facts are the node's); nobody reads one in this run.
     const bool settled_pull = !decision_.pack_then_pull && (!facts.node_pieces_short ||

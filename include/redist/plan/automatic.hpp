@@ -195,6 +195,8 @@ struct RunFacts {
   /// The node's last copy pulling, and packing then pulling: the slowest rank's seconds (0: not run
   /// yet with this plan; the same on every rank of the node).
   double node_pull_seconds = 0, node_staged_seconds = 0;
+  /// This run's node copy packs, then pulls (its time reaches the decision on the next run).
+  bool node_staged_tried = false;
   int tune_reps = 0;           ///< options().tune_reps
 };
 
@@ -206,8 +208,8 @@ struct RunFacts {
 ///  - on a node (facts.node_path) a plan that forwards or goes through an intermediate array cannot
 ///    copy from its peers: an adaptive plan becomes the pair's plan of direct messages (BCC), and
 ///    nothing is timed — the copies have no schedule; node peers' pieces shorter than a cache line
-///    are packed by their senders, then pulled (pack_then_pull), on a run or two, then pulled on
-///    one, and the faster kept (the slowest rank's times); others are pulled piece by piece;
+///    are packed by their senders, then pulled (pack_then_pull), on one run, then pulled on one,
+///    and the faster kept (the slowest rank's times); others are pulled piece by piece;
 ///  - when some rank's budget cannot hold the chosen circulant schedule, an adaptive plan becomes
 ///    BCC, which runs within any budget in rounds;
 ///  - when the plan runs the second time by messages (it is being reused: a plan made per call is
@@ -260,13 +262,13 @@ class Decider {
     }
     // The node's copies: pack, then pull, where node peers' pieces are short (a receiver pulling
     // them piece by piece loads nearly every line of the peer's source to take a part of it).
-    // With tune_reps > 0 it is tried first (until a packing run is timed), then a warm pull is
-    // timed, then the faster is kept; with 0, the model's choice alone. Which wins depends on the
-    // machine: the pull's extra lines cost where many cores share the memory bandwidth, the
-    // pack's extra pass where they do not.
+    // With tune_reps > 0 it is tried on one run, then a warm pull is timed, then the faster is
+    // kept; with 0, the model's choice alone. Which wins depends on the machine: the pull's extra
+    // lines cost where many cores share the memory bandwidth, the pack's extra pass where they
+    // do not.
     d.node_copy_seconds = {facts.node_pull_seconds, facts.node_staged_seconds};
     if (!facts.node_path || !facts.node_pieces_short) d.pack_then_pull = false;
-    else if (facts.tune_reps == 0 || facts.node_staged_seconds <= 0) d.pack_then_pull = true;
+    else if (facts.tune_reps == 0 || (facts.node_staged_seconds <= 0 && !facts.node_staged_tried)) d.pack_then_pull = true;
     else if (facts.node_pull_seconds <= 0) d.pack_then_pull = false;
     else d.pack_then_pull = facts.node_staged_seconds < facts.node_pull_seconds;
     if (facts.run == 1 && plan.direct() && !facts.node_whole && facts.exchanges && facts.tune_reps > 0) {

@@ -295,11 +295,11 @@ struct Workspace {
   /// the node as of the last agreement (node_*), which the decision compares.
   double pull_seconds = 0, staged_seconds = 0, pack_seconds = 0;
   int pull_runs = 0;
-  /// The node's copies are timed (and their times agreed) while its pieces are short and the two
-  /// ways have not both been timed: the same on every rank of the node.
-  bool node_copy_timing() const noexcept {
-    return node_pieces_short && !(node_pull_seconds > 0 && node_staged_seconds > 0);
-  }
+  /// The node's copies are timed (and their times agreed) while the decision compares the two ways
+  /// (set by the plan's holder after each decision: short pieces, not both timed yet, tune_reps >
+  /// 0); the same on every rank of the node. Never in a workspace no decision drives.
+  bool node_timing = false;
+  bool node_copy_timing() const noexcept { return node_timing; }
   /// This rank's node facts of the plan whose runs are at node_facts_for on node node_facts_on:
   /// its pieces from node peers are short, it has some, its staging part's bytes (computed once).
   const void* node_facts_for = nullptr;
