@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -18,12 +19,17 @@ namespace redist::runtime {
 /// MPI_COMM_TYPE_SHARED split of the communicator, optionally cut into emulated nodes of
 /// `node_size` consecutive ranks (to test the mixed path, shared memory within a node and
 /// messages between nodes, on one machine).
-struct Node {
+struct Node : std::enable_shared_from_this<Node> {
   MPI_Comm comm = MPI_COMM_NULL;  ///< this rank's node: the ranks of the parent on it
   int size = 1;                   ///< ranks on the node
   int rank = 0;                   ///< this rank's rank on the node
   int parent_size = 1;            ///< ranks of the parent communicator
   std::vector<int> rank_of;       ///< per rank of the parent: its rank on this node, or -1 when elsewhere
+  /// Every node of the parent, numbered 0, 1, ... in the order of their lowest parent ranks: per
+  /// rank of the parent its node (node_index), and node k's parent ranks, ascending, at
+  /// members[member_start[k], member_start[k + 1]) (the same on every rank).
+  std::vector<int> node_index, member_start, members;
+  int index = 0;                  ///< this rank's node's number
 
   Node() = default;
   Node(const Node&) = delete;
@@ -37,6 +43,13 @@ struct Node {
   bool whole() const noexcept { return size == parent_size; }
   /// True when peer (a rank of the parent) is on this node.
   bool holds(int peer) const noexcept { return rank_of[static_cast<std::size_t>(peer)] >= 0; }
+  /// How many nodes the parent spans; node k's parent ranks, ascending.
+  int nodes() const noexcept { return static_cast<int>(member_start.size()) - 1; }
+  std::span<const int> members_of(int k) const noexcept {
+    const auto a = static_cast<std::size_t>(member_start[static_cast<std::size_t>(k)]);
+    const auto b = static_cast<std::size_t>(member_start[static_cast<std::size_t>(k) + 1]);
+    return std::span<const int>(members).subspan(a, b - a);
+  }
 };
 
 namespace detail {
@@ -90,6 +103,27 @@ inline std::shared_ptr<const Node> make_node(MPI_Comm parent, int node_size) {
     if (r == MPI_UNDEFINED) r = -1;
   MPI_Group_free(&pg);
   MPI_Group_free(&ng);
+  // Every rank's node, by its lowest parent rank (one all-gather over the parent).
+  int lowest = rank;
+  check(MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, node->comm), "MPI_Allreduce");
+  std::vector<int> lowest_of(all.size());
+  check(MPI_Allgather(&lowest, 1, MPI_INT, lowest_of.data(), 1, MPI_INT, parent), "MPI_Allgather");
+  std::vector<int> firsts = lowest_of;
+  std::sort(firsts.begin(), firsts.end());
+  firsts.erase(std::unique(firsts.begin(), firsts.end()), firsts.end());
+  node->node_index.resize(all.size());
+  node->member_start.assign(firsts.size() + 1, 0);
+  for (std::size_t p = 0; p < all.size(); ++p) {
+    const auto k = static_cast<std::size_t>(std::lower_bound(firsts.begin(), firsts.end(), lowest_of[p]) - firsts.begin());
+    node->node_index[p] = static_cast<int>(k);
+    ++node->member_start[k + 1];
+  }
+  for (std::size_t k = 0; k < firsts.size(); ++k) node->member_start[k + 1] += node->member_start[k];
+  node->members.resize(all.size());
+  std::vector<int> fill(node->member_start.begin(), node->member_start.end() - 1);
+  for (std::size_t p = 0; p < all.size(); ++p)  // ascending p: each node's members ascending
+    node->members[static_cast<std::size_t>(fill[static_cast<std::size_t>(node->node_index[p])]++)] = static_cast<int>(p);
+  node->index = node->node_index[static_cast<std::size_t>(rank)];
   return node;
 }
 }  // namespace detail
