@@ -82,6 +82,29 @@ TEST_CASE("A repeated b = a allocates nothing, whichever plan runs", "[mpi][allo
         }) == 0);
 }
 
+TEST_CASE("A repeated b = a aggregated between emulated nodes allocates nothing", "[mpi][alloc][aggregate]") {
+  boost::mpi::communicator world;
+  const options saved = default_options();
+  default_options().node_size = 2;  // at 3 ranks: nodes {0, 1} and {2}
+  const index_t n = 4099;
+  DistArray<double, Cyclic<8>> a(world, n);
+  DistArray<double, Cyclic<5>> b(world, n);
+  DistArray<double, Block> c(world, n);
+  redist::test::fill(a, value_of);
+  redist::test::fill(c, value_of);
+  options always = default_options();
+  always.node_aggregation = NodeAggregation::always;
+  const bool aggregates = world.size() >= 3;  // several nodes, one of two ranks
+  auto aggregated = [&](const auto& from, const auto& policy) {
+    return explain(from, b, policy, always).transport.find("node_aggregated") != std::string::npos;
+  };
+  CHECK(repeated_allocations(a, b, [&] { redistribute(a, b, always); }) == 0);  // basic cycles
+  CHECK(aggregated(a, schedule::automatic) == aggregates);
+  CHECK(repeated_allocations(c, b, [&] { redistribute(c, b, schedule::all_at_once, always); }) == 0);  // by messages
+  CHECK(aggregated(c, schedule::all_at_once) == aggregates);
+  default_options() = saved;
+}
+
 TEST_CASE("A repeated b = a between N-D arrays allocates nothing, all at once, stepwise or in rounds", "[mpi][alloc][grid]") {
   boost::mpi::communicator world;
   const int p = world.size();

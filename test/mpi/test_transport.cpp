@@ -2,8 +2,11 @@
 // time_transports): messages described to MPI over the arrays, exact for 1-D and N-D pairs,
 // transposes, empty parts and mixed with shared memory on emulated nodes; the choice, timed on a
 // plan's second run, is the same on every rank.
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <boost/mpi/collectives.hpp>
@@ -151,7 +154,8 @@ TEST_CASE("The second run chooses packed or typed messages alike on every rank",
 }
 
 namespace {
-constexpr Wire all_wires[] = {Wire::point_to_point, Wire::persistent, Wire::alltoallv, Wire::neighbor};
+constexpr Wire all_wires[] = {Wire::point_to_point, Wire::persistent, Wire::alltoallv, Wire::neighbor,
+                               Wire::node_aggregated};
 
 /// src -> dst by plan in ws: run (runtime::execute: blocking, a collective wire's blocking
 /// collective) or started, tested once and waited for (its nonblocking collective).
@@ -298,6 +302,127 @@ TEST_CASE("Wires between emulated nodes, shared memory within", "[mpi][wire][sha
     for (bool typed : {false, true})
       run_wire(plan.plan(), w, typed, world, std::span<const double>(a.local()), b.local(),
                [&] { return holds_nd(b, value_2d); }, detail::array_access::segment(a), node.get());
+  default_options() = saved;
+}
+
+namespace {
+/// The messages a rank posts on Wire::node_aggregated: one per node pair it leads (A's rank number
+/// B mod |A| sends A -> B, when some rank of A has a message for B) and, without the node path, its
+/// messages to node peers.
+std::size_t aggregated_sends(const mpi::communicator& world, const runtime::Node& nodes, const Stage<Run>& st,
+                             bool node_path) {
+  std::uint64_t to = 0;  // the nodes this rank sends to (at most 64 in these tests)
+  std::size_t sends = 0;
+  for (const Message& m : st.sends) {
+    if (m.size == 0) continue;
+    const int b = nodes.node_index[static_cast<std::size_t>(m.peer)];
+    if (b != nodes.index) to |= std::uint64_t{1} << b;
+    else if (!node_path) ++sends;
+  }
+  std::vector<std::uint64_t> all;
+  mpi::all_gather(world, to, all);
+  std::uint64_t node_to = 0;
+  const auto mine = nodes.members_of(nodes.index);
+  for (int r : mine) node_to |= all[static_cast<std::size_t>(r)];
+  for (int b = 0; b < nodes.nodes(); ++b)
+    if ((node_to >> b & 1) != 0 && mine[static_cast<std::size_t>(b) % mine.size()] == world.rank()) ++sends;
+  return sends;
+}
+}  // namespace
+
+TEST_CASE("Node-aggregated messages are exact: one per node pair, with and without the node path", "[mpi][wire][aggregate]") {
+  mpi::communicator world;
+  std::mt19937_64 rng(23);
+  for (int node_size : {1, 2, 3}) {
+    const options saved = default_options();
+    default_options().node_size = node_size;
+    const auto nodes = runtime::node_of(static_cast<MPI_Comm>(world), node_size);
+    INFO("node size " << node_size << ", nodes " << nodes->nodes());
+    for (int trial = 0; trial < 5; ++trial) {
+      const index_t n = static_cast<index_t>(rng() % 3000);
+      DistArray<double, Cyclic<dynamic>> a(world, n, Cyclic<dynamic>(1 + static_cast<index_t>(rng() % 9)));
+      DistArray<double, Cyclic<dynamic>> b(world, n, Cyclic<dynamic>(1 + static_cast<index_t>(rng() % 13)));
+      redist::test::fill(a, value_1d);
+      const std::vector<double> private_src(a.local().begin(), a.local().end());
+      // The general plan (by messages) and BCC (the one-pass pack of basic cycles).
+      for (auto plan : {make_plan(a, b, schedule::all_at_once).plan(), make_plan(a, b, schedule::bcc).plan()}) {
+        for (bool from_window : {true, false}) {
+          runtime::Workspace ws;
+          ws.exchange.wire = Wire::node_aggregated;
+          for (int run = 0; run < 3; ++run) {
+            std::fill(b.local().begin(), b.local().end(), -1.0);
+            const std::span<const double> src = from_window ? std::span<const double>(a.local()) : std::span<const double>(private_src);
+            const bool node_path = runtime::execute(plan, world, src, b.local(), ws, runtime::max_chunk_bytes, runtime::assign_op{},
+                                                    from_window ? detail::array_access::segment(a) : nullptr, nodes.get());
+            INFO("n " << n << ", run " << run << (from_window ? ", source in a node window" : ", private source"));
+            REQUIRE(all_ok(world, redist::test::holds(b, value_1d)));
+            CHECK(ws.exchange.messages_sent == aggregated_sends(world, *nodes, plan.stages[0], node_path));
+          }
+        }
+      }
+    }
+    // Matrices and a transpose, by messages and by MPI's datatypes elsewhere.
+    using D = Dist<Cyclic<>, Cyclic<>>;
+    const std::array<index_t, 2> ext{static_cast<index_t>(1 + rng() % 40), static_cast<index_t>(1 + rng() % 30)};
+    DistArray<double, D> a(world, ext, D{Cyclic<>{3}, Cyclic<>{2}}, Grid{world.size(), 1});
+    DistArray<double, D> b(world, ext, D{Cyclic<>{5}, Cyclic<>{1}}, Grid{1, world.size()}, {0, 0}, Storage{column_major, 0});
+    fill_nd(a, value_2d);
+    using Tr = Transposed<typename decltype(a)::mapping_type>;
+    DistArray<double, D> t(world, {ext[1], ext[0]}, D{Cyclic<>{2}, Cyclic<>{3}}, Grid{1, world.size()});
+    Redistribution<Tr, typename decltype(t)::mapping_type> tp(Tr{a.mapping()}, t.mapping(), world.rank());
+    run_wire(make_plan(a, b).plan(), Wire::node_aggregated, false, world, std::span<const double>(a.local()), b.local(),
+             [&] { return holds_nd(b, value_2d); }, detail::array_access::segment(a), nodes.get());
+    run_wire(tp.plan(), Wire::node_aggregated, false, world, std::span<const double>(a.local()), t.local(),
+             [&] { return holds_nd(t, [](const auto& g) { return value_2d({g[1], g[0]}); }); },
+             detail::array_access::segment(a), nodes.get());
+    default_options() = saved;
+  }
+}
+
+TEST_CASE("b = a times node aggregation among the wires of small messages between nodes", "[mpi][wire][aggregate]") {
+  mpi::communicator world;
+  const options saved = default_options();
+  default_options().node_size = 2;
+  default_options().shared_memory = true;  // the aggregation goes through node windows
+  const auto nodes = runtime::node_of(static_cast<MPI_Comm>(world), 2);
+  DistArray<double, Cyclic<8>> a(world, 4096);
+  DistArray<double, Cyclic<5>> b(world, 4096);
+  redist::test::fill(a, value_1d);
+  auto plan = make_plan(a, b, schedule::all_at_once);
+  for (int run = 0; run < 4; ++run) {
+    std::fill(b.local().begin(), b.local().end(), -1.0);
+    plan.execute(a, b);
+    REQUIRE(all_ok(world, redist::test::holds(b, value_1d)));
+  }
+  const Decision& d = plan.decision();
+  const bool offered = std::any_of(d.transports.begin(), d.transports.end(),
+                                   [](const TransportTiming& t) { return t.wire == Wire::node_aggregated; });
+  // Offered when the ranks span several nodes of which one holds several ranks.
+  CHECK(offered == (world.size() >= 3));
+  const Explanation e = plan.template explain<double>(nodes.get());
+  // A node of one rank has no node peers to copy from.
+  const std::string aggregated_name = nodes->size > 1 ? "shared_memory+node_aggregated" : "node_aggregated";
+  if (plan.wire() == Wire::node_aggregated) CHECK(e.transport == aggregated_name);
+  // always: aggregated from the second run, untimed, even without tune_reps; never: not offered.
+  for (NodeAggregation how : {NodeAggregation::always, NodeAggregation::never}) {
+    options o = default_options();
+    o.node_aggregation = how;
+    o.tune_reps = how == NodeAggregation::always ? 0 : 3;
+    auto forced = make_plan(a, b, schedule::all_at_once, o);
+    for (int run = 0; run < 3; ++run) {
+      std::fill(b.local().begin(), b.local().end(), -1.0);
+      forced.execute(a, b);
+      REQUIRE(all_ok(world, redist::test::holds(b, value_1d)));
+    }
+    const bool aggregated = forced.wire() == Wire::node_aggregated;
+    CHECK(aggregated == (how == NodeAggregation::always && world.size() >= 3));
+    if (aggregated) {
+      CHECK(forced.template explain<double>(nodes.get()).transport == aggregated_name);
+      CHECK(forced.decision().transports.size() == 1);
+    }
+    for (const TransportTiming& t : forced.decision().transports)
+      CHECK((t.wire != Wire::node_aggregated || how == NodeAggregation::always));
+  }
   default_options() = saved;
 }
 

@@ -42,26 +42,37 @@ struct options {
   /// Node emulation for testing the mixed path on one machine: 0 takes the machine's nodes;
   /// k > 0 cuts each into nodes of k consecutive ranks (shared memory within, messages between).
   int node_size = 0;
+  /// Between nodes, a plan's messages may go aggregated, one message per pair of nodes gathered and
+  /// split through node windows (Wire::node_aggregated; shared_memory on, the ranks on several
+  /// nodes, one of them holding several; a direct plan whose messages of every rank fit one round,
+  /// one per peer each way). timed: the decision times it among the wires of small messages (under
+  /// 64 KiB in every rank's) on the plan's second run (tune_reps > 0) and keeps the fastest;
+  /// always: a plan that can aggregates from its second run, untimed, whatever its messages' size
+  /// (the window holds them all); never: it is not considered.
+  NodeAggregation node_aggregation = NodeAggregation::timed;
 
   friend bool operator==(const options&, const options&) = default;
 };
 
 namespace detail {
-/// The defaults, with two taken from the environment when set there: REDIST_SHARED_MEMORY=0
+/// The defaults, with three taken from the environment when set there: REDIST_SHARED_MEMORY=0
 /// turns options::shared_memory off, REDIST_NODE_SIZE=k sets options::node_size (k ranks per
-/// emulated node), so that a job can choose its transport without recompiling.
+/// emulated node), REDIST_NODE_AGGREGATION=0 / 1 sets options::node_aggregation to never / always,
+/// so that a job can choose its transport without recompiling.
 inline options options_from_environment() noexcept {
   options o;
   if (const char* v = std::getenv("REDIST_SHARED_MEMORY"); v != nullptr && *v != '\0') o.shared_memory = std::atoi(v) != 0;
   if (const char* v = std::getenv("REDIST_NODE_SIZE"); v != nullptr && *v != '\0') o.node_size = std::max(0, std::atoi(v));
+  if (const char* v = std::getenv("REDIST_NODE_AGGREGATION"); v != nullptr && *v != '\0')
+    o.node_aggregation = std::atoi(v) != 0 ? NodeAggregation::always : NodeAggregation::never;
   return o;
 }
 }  // namespace detail
 
 /// The options used when a call is given none (`b = a`, DistArray construction). Set them
 /// before use, identically on every rank: `redist::default_options().check_consistency = false;`
-/// Their initial values are options{}'s, except shared_memory and node_size where the
-/// environment sets them (REDIST_SHARED_MEMORY, REDIST_NODE_SIZE).
+/// Their initial values are options{}'s, except shared_memory, node_size and node_aggregation
+/// where the environment sets them (REDIST_SHARED_MEMORY, REDIST_NODE_SIZE, REDIST_NODE_AGGREGATION).
 inline options& default_options() noexcept {
   static options defaults = detail::options_from_environment();
   return defaults;

@@ -290,13 +290,17 @@ class Redistribution {
     RunFacts facts;
     node_ = nullptr;
     on_node_ = false;
-    if (from_array && options_.shared_memory && comm.size() > 1) {
-      const auto node = runtime::node_of(static_cast<MPI_Comm>(comm), options_.node_size);
-      if (node->size > 1) {
-        node_keep_ = node;
+    if (options_.shared_memory && comm.size() > 1) {
+      // The nodes: node peers copy from shared memory (when the source is an array's, which may be
+      // in a node window), and Wire::node_aggregated aggregates by them.
+      auto nodes = runtime::node_of(static_cast<MPI_Comm>(comm), options_.node_size);
+      if (node_keep_ != nodes) node_keep_ = std::move(nodes);
+      if (workspace_.exchange.nodes != node_keep_) workspace_.exchange.nodes = node_keep_;
+      const runtime::Node& node = *node_keep_;
+      if (from_array && node.size > 1) {
         const bool capable = plan_.direct() || (first && decider::adaptive);
-        on_node_ = runtime::agree_on_node(parts, *node, capable);
-        if (on_node_) node_ = node.get();
+        on_node_ = runtime::agree_on_node(parts, node, capable);
+        if (on_node_) node_ = &node;
       }
     }
     facts.node_whole = on_node_ && node_->whole();
@@ -315,7 +319,7 @@ class Redistribution {
         runtime::detail::check(MPI_Allreduce(&mine, &some, 1, MPI_INT, MPI_MAX, static_cast<MPI_Comm>(comm)), "MPI_Allreduce");
         facts.node_path = some != 0;
       }
-    const bool changed = decide(comm, src, dst, facts);
+    const bool changed = decide(comm, src, dst, facts, boost::hana::at_c<0>(parts).source);
     // Pack, then pull: every rank of the node makes its staging part after this run (the node's
     // ranks agreed on the facts; a new plan gets its own after its next run).
     make_staging_ = decision_.pack_then_pull && on_node_ && !changed && workspace_.staging_missing;
@@ -334,11 +338,13 @@ class Redistribution {
   /// The decision of this run (Decider::on_run), with the runtime's timings; a new plan gets its
   /// own piece and workspace agreed (collective, every rank alike).
   template <class T>
-  bool decide(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, RunFacts facts) {
+  bool decide(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, RunFacts facts,
+              const runtime::SharedSegment* source) {
     facts.run = runs_;
     facts.fits_budget = fits_;
     facts.exchanges = comm.size() > 1 && !facts.node_whole;
     facts.tune_reps = options_.tune_reps;
+    facts.aggregate_always = options_.node_aggregation == NodeAggregation::always;
     const bool changed = decider::on_run(
         from_, to_, facts, plan_, decision_,
         [&](std::span<plan_type> plans) {
@@ -346,7 +352,7 @@ class Redistribution {
         },
         [&] {
           return runtime::time_transports(plan_, comm, src, dst, workspace_, options_.tune_reps, options_.max_message_bytes,
-                                          budget_);
+                                          budget_, on_node_ ? source : nullptr, node_keep_.get(), options_.node_aggregation);
         });
     workspace_.typed = decision_.datatypes;
     workspace_.exchange.wire = decision_.wire;
@@ -362,6 +368,7 @@ class Redistribution {
       workspace_.typed = timed_typed;
       workspace_.exchange.wire = decision_.wire;
       workspace_.exchange.collective_rounds = rounds;
+      workspace_.exchange.nodes = node_keep_;
       checked_ = false;
       first_run<T>(comm, src.size(), dst.size(), true);
     }
@@ -401,7 +408,8 @@ class Redistribution {
       std::uint64_t opts_hash = detail::hash_seed;
       for (std::uint64_t x : {std::uint64_t{options_.max_scratch_bytes}, std::uint64_t{options_.max_message_bytes},
                               static_cast<std::uint64_t>(options_.tune_reps), std::uint64_t{options_.shared_memory},
-                              static_cast<std::uint64_t>(options_.node_size)})
+                              static_cast<std::uint64_t>(options_.node_size),
+                              static_cast<std::uint64_t>(options_.node_aggregation)})
         opts_hash = detail::hash_mix(opts_hash, x);
       const detail::Parameter params[] = {
           {"global size", static_cast<std::uint64_t>(from_.size())},

@@ -198,6 +198,9 @@ struct RunFacts {
   /// This run's node copy packs, then pulls (its time reaches the decision on the next run).
   bool node_staged_tried = false;
   int tune_reps = 0;           ///< options().tune_reps
+  /// options().node_aggregation is always: the transports are settled on the second run even
+  /// without tune_reps (Wire::node_aggregated where the plan can, untimed choice).
+  bool aggregate_always = false;
 };
 
 /// The one decision of a layout pair under a policy: the plan (from the types at compile time and
@@ -216,9 +219,10 @@ struct RunFacts {
 ///    never timed), schedule::automatic on a Cyclic pair times the model's candidates within its
 ///    window (BCC and the hybrid(d)), options().tune_reps rounds each, and keeps the fastest; then
 ///    a direct plan times its transports (runtime::time_transports: the wires point to point,
-///    persistent, one MPI_Alltoallv and one neighbourhood collective for small messages; point to
-///    point and the all-to-all, packed and as MPI derived datatypes, from 64 KiB on) and keeps the
-///    fastest.
+///    persistent, one MPI_Alltoallv, one neighbourhood collective and, between nodes of several
+///    ranks, node aggregation for small messages; point to point and the all-to-all, packed and as
+///    MPI derived datatypes, from 64 KiB on) and keeps the fastest; with options().node_aggregation
+///    always, a plan that can aggregate does, untimed.
 template <class From, class To, class Policy>
 class Decider {
  public:
@@ -271,7 +275,8 @@ class Decider {
     else if (facts.tune_reps == 0 || (facts.node_staged_seconds <= 0 && !facts.node_staged_tried)) d.pack_then_pull = true;
     else if (facts.node_pull_seconds <= 0) d.pack_then_pull = false;
     else d.pack_then_pull = facts.node_staged_seconds < facts.node_pull_seconds;
-    if (facts.run == 1 && plan.direct() && !facts.node_whole && facts.exchanges && facts.tune_reps > 0) {
+    if (facts.run == 1 && plan.direct() && !facts.node_whole && facts.exchanges &&
+        (facts.tune_reps > 0 || facts.aggregate_always)) {
       d.transports = measure_transport();
       const TransportTiming* best = nullptr;
       d.transport_medians = {};

@@ -218,17 +218,27 @@ enum class Wire : unsigned char {
                    ///< the first run on these buffers and started (MPI_Start) by every run after
   alltoallv,       ///< every message of the stage in one MPI_Alltoallv (MPI_Alltoallw with datatypes;
                    ///< the nonblocking forms when the exchange is started and waited for later)
-  neighbor         ///< one MPI_Neighbor_alltoallv (w) over a distributed-graph communicator of the
+  neighbor,        ///< one MPI_Neighbor_alltoallv (w) over a distributed-graph communicator of the
                    ///< plan's peers, made once per plan (nonblocking likewise when started)
+  node_aggregated  ///< between nodes, one message per pair of nodes: each rank packs its messages to
+                   ///< other nodes into a node window, one rank per node pair gathers and sends them,
+                   ///< one receives and its node's ranks unpack theirs (runtime/exchange.hpp); within
+                   ///< a node, as the node path or point to point. One plan at a time (a fused list
+                   ///< posts point to point)
 };
 
-/// The wire's name in explain's transport ("messages", "persistent", "alltoallv", "neighbor_alltoallv";
-/// with derived datatypes "datatypes", "persistent_datatypes", "alltoallw", "neighbor_alltoallw").
+/// Whether a plan's messages between nodes may go aggregated (options::node_aggregation): timed
+/// among the wires, always where a plan can, or never.
+enum class NodeAggregation : unsigned char { timed, always, never };
+
+/// The wire's name in explain's transport ("messages", "persistent", "alltoallv", "neighbor_alltoallv",
+/// "node_aggregated"; with derived datatypes "datatypes", "persistent_datatypes", "alltoallw", "neighbor_alltoallw").
 inline std::string wire_name(Wire w, bool datatypes) {
   switch (w) {
     case Wire::persistent: return datatypes ? "persistent_datatypes" : "persistent";
     case Wire::alltoallv: return datatypes ? "alltoallw" : "alltoallv";
     case Wire::neighbor: return datatypes ? "neighbor_alltoallw" : "neighbor_alltoallv";
+    case Wire::node_aggregated: return "node_aggregated";
     default: return datatypes ? "datatypes" : "messages";
   }
 }

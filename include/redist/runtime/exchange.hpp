@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
+#include <cstdint>
 #include <cstddef>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <span>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -224,6 +227,63 @@ class WireResources {
   }
 };
 
+/// Wire::node_aggregated: what one plan's aggregated exchange keeps on this rank, made once per plan
+/// and node partition (make_aggregation, collective on the node): its part of a node window (its
+/// messages to other nodes packed at the front; as a receiving leader, the node pairs' messages
+/// after them), where each of its messages is packed or is to be read, and the node pairs it
+/// leads. A node pair (A, B) with messages from A's ranks to B's is led on A by A's rank number
+/// B mod |A| (in parent-rank order), which gathers them, in the order of B's ranks and within each
+/// of A's, into one message, and on B by B's rank number (A + 1) mod |B|, which receives it.
+struct Aggregation {
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::unique_ptr<SharedSegment> window;
+  const void* made_for = nullptr;  ///< the stage's runs it was made for
+  const void* plan = nullptr;
+  const Node* on = nullptr;
+  std::vector<std::size_t> send_at;  ///< per send of the stage: its bytes' offset in this rank's part, or none (same node)
+  /// Per receive of the stage: the parent rank whose part holds it (-1: same node) and the offset there.
+  std::vector<std::pair<int, std::size_t>> recv_at;
+  /// A node peer's packed message to gather: its parent rank, offset in its part, bytes.
+  struct Piece {
+    int rank = -1;
+    std::size_t at = 0, bytes = 0;
+  };
+  /// A node pair this rank leads: the other end's leader (parent rank), the message's bytes, and
+  /// its pieces [first, first + count) (sending) or its offset in this rank's part (receiving).
+  struct Pair {
+    int peer = -1;
+    std::size_t bytes = 0, first = 0, count = 0, at = 0;
+  };
+  std::vector<Piece> pieces;
+  std::vector<Pair> outs, ins;
+  Scratch out;                       ///< the gathered messages of outs, one after the other
+  std::vector<MPI_Request> requests;
+  int phase = 0;                     ///< 0 done, 1 packed (barrier), 2 posted, 3 arrived (barrier)
+
+  /// The node's barriers go through the window: each part starts with a flag (a cache line of its
+  /// own) that its rank sets to the number of barriers it has entered; a rank has passed barrier e
+  /// when every node peer's flag is at least e. No message, no progress of MPI needed.
+  static constexpr std::size_t flag_bytes = 64;
+  std::uint64_t epoch = 0;
+  std::vector<std::uint64_t*> flags;  ///< every node peer's flag (this process's addresses)
+  /// Enters the next barrier: this rank's stores to its part are made visible, then its flag.
+  void arrive() {
+    window->sync();
+    std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(window->data())).store(++epoch, std::memory_order_release);
+  }
+  /// Whether every node peer has entered the current barrier (with `block`, waits until so; a
+  /// waiting rank yields its core, which an oversubscribed node's other ranks may need).
+  bool passed(bool block) const {
+    for (std::uint64_t* f : flags)
+      while (std::atomic_ref<std::uint64_t>(*f).load(std::memory_order_acquire) < epoch) {
+        if (!block) return false;
+        std::this_thread::yield();
+      }
+    window->sync();  // the peers' stores before their flags
+    return true;
+  }
+};
+
 /// What an exchange keeps while it runs and between runs, so that a repeated one allocates nothing:
 /// the scratch, the requests, the messages of the unit in flight and where it is.
 struct ExchangeState {
@@ -259,6 +319,10 @@ struct ExchangeState {
   /// complete in fewer steps than the nonblocking one and its wait.
   bool blocking = false;
   std::size_t collective_recv_offset = 0;  ///< where a collective's receives start in the scratch
+  /// Wire::node_aggregated: the parent's nodes (set by the caller of a run, the same partition on
+  /// every rank; null: none known, the wire runs point to point), and whether this run aggregates.
+  std::shared_ptr<const Node> nodes;
+  bool aggregating = false;
   /// The rounds of a collective wire's stage on every rank (the most of any rank's, agreed:
   /// time_transports); a rank with fewer takes part in the last ones with nothing to move.
   index_t collective_rounds = 1;
@@ -310,6 +374,7 @@ struct Workspace {
   double node_pull_seconds = 0, node_staged_seconds = 0;
   std::vector<std::byte*> staging_out;
   std::vector<const std::byte*> staging_in;
+  Aggregation aggregation;
   ExchangeState exchange;
   /// The scratch of messages (the exchange's), and the most one unit used.
   const Scratch& buffer() const noexcept { return exchange.buffer; }
@@ -654,6 +719,146 @@ void copy_local_and_node(const Stage<R>& st, const void* plan, std::span<const T
   copy_gathered<T>(std::span<const R>(st.runs), std::span<const CopyItem>(ws.copies), ws.copies_alone, dst.data());
 }
 
+/// Makes part p's Aggregation (Wire::node_aggregated) for the node partition `nodes`: its node's
+/// ranks tell each other their messages to and from other nodes (an all-gather on the node), then
+/// each works out the node pairs it leads and where every message of its node is packed or is to be
+/// read, and makes its part of a node window for them. Collective on the node; the plan must be one
+/// stage of direct messages with one message per peer each way.
+template <class P>
+void make_aggregation(P& p, const Node& nodes) {
+  using T = typename P::value_type;
+  Aggregation& ag = p.ws->aggregation;
+  const auto& st = p.plan->stages[0];
+  // This rank's messages to and from other nodes: counts, then (peer, bytes) pairs, sends first.
+  std::vector<long long> mine{0, 0};
+  for (int send = 1; send >= 0; --send)
+    for (const Message& m : send ? st.sends : st.recvs)
+      if (!nodes.holds(m.peer) && m.size > 0) {
+        mine.push_back(m.peer);
+        mine.push_back(static_cast<long long>(m.size) * static_cast<long long>(sizeof(T)));
+        ++mine[send ? 0 : 1];
+      }
+  const auto size = static_cast<std::size_t>(nodes.size);
+  std::vector<int> counts(size), displs(size);
+  int count = static_cast<int>(mine.size());
+  check(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, nodes.comm), "MPI_Allgather");
+  int total = 0;
+  for (std::size_t r = 0; r < size; ++r) displs[r] = std::exchange(total, total + counts[r]);
+  std::vector<long long> all(static_cast<std::size_t>(total));
+  check(MPI_Allgatherv(mine.data(), count, MPI_LONG_LONG, all.data(), counts.data(), displs.data(), MPI_LONG_LONG,
+                       nodes.comm),
+        "MPI_Allgatherv");
+  // Per node rank r (in parent-rank order, as the node's members): its sends' and receives'
+  // (peer, bytes, offset in its part), and its part's layout.
+  struct Entry {
+    int peer;
+    std::size_t bytes, at;
+  };
+  const std::span<const int> members = nodes.members_of(nodes.index);
+  const int here = nodes.index;
+  std::vector<std::vector<Entry>> sends(size), recvs(size);
+  std::vector<std::size_t> part_bytes(size);
+  for (std::size_t q = 0; q < size; ++q) {
+    const auto r = static_cast<std::size_t>(nodes.rank_of[static_cast<std::size_t>(members[q])]);
+    const long long* a = all.data() + displs[r];
+    std::size_t at = Aggregation::flag_bytes;  // the part's barrier flag first
+    for (long long e = 0; e < a[0] + a[1]; ++e) {
+      const auto peer = static_cast<int>(a[2 + 2 * e]);
+      const auto bytes = static_cast<std::size_t>(a[3 + 2 * e]);
+      if (e < a[0]) sends[q].push_back({peer, bytes, std::exchange(at, at + bytes)});
+      else recvs[q].push_back({peer, bytes, 0});
+    }
+    // Receives in ascending peers (a node pair's message holds, per receiver, its senders in order).
+    std::sort(recvs[q].begin(), recvs[q].end(), [](const Entry& x, const Entry& y) { return x.peer < y.peer; });
+    REDIST_EXPECTS(std::adjacent_find(recvs[q].begin(), recvs[q].end(),
+                                      [](const Entry& x, const Entry& y) { return x.peer == y.peer; }) == recvs[q].end(),
+                   "redist: Wire::node_aggregated requires one message per peer each way");
+    part_bytes[q] = align_up(at);  // the receives a leader holds follow its sends
+  }
+  auto leader = [&](int from, int to, bool sending) {
+    const std::span<const int> m = nodes.members_of(sending ? from : to);
+    const auto w = static_cast<int>(m.size());
+    return m[static_cast<std::size_t>(sending ? to % w : (from + 1) % w)];
+  };
+  std::size_t self = 0;  // this rank among the node's members
+  while (nodes.rank_of[static_cast<std::size_t>(members[self])] != nodes.rank) ++self;
+  const int me = members[self];
+  ag.pieces.clear();
+  ag.outs.clear();
+  ag.ins.clear();
+  // Sending: per destination node B (ascending) this node's leader gathers, per rank of B
+  // (ascending), each of this node's ranks' message to it.
+  std::vector<int> others;
+  for (const auto& v : sends)
+    for (const Entry& e : v) others.push_back(nodes.node_index[static_cast<std::size_t>(e.peer)]);
+  std::sort(others.begin(), others.end());
+  others.erase(std::unique(others.begin(), others.end()), others.end());
+  std::size_t out_bytes = 0;
+  for (int b : others) {
+    if (leader(here, b, true) != me) continue;
+    Aggregation::Pair pair{leader(here, b, false), 0, ag.pieces.size(), 0, out_bytes};
+    for (int to : nodes.members_of(b))
+      for (std::size_t q = 0; q < size; ++q)
+        for (const Entry& e : sends[q])
+          if (e.peer == to) {
+            ag.pieces.push_back({members[q], e.at, e.bytes});
+            pair.bytes += e.bytes;
+          }
+    pair.count = ag.pieces.size() - pair.first;
+    out_bytes += pair.bytes;
+    ag.outs.push_back(pair);
+  }
+  // Receiving: per source node A (ascending), B's leader's part holds, per rank of B (ascending),
+  // each of A's ranks' messages to it (ascending).
+  others.clear();
+  for (const auto& v : recvs)
+    for (const Entry& e : v) others.push_back(nodes.node_index[static_cast<std::size_t>(e.peer)]);
+  std::sort(others.begin(), others.end());
+  others.erase(std::unique(others.begin(), others.end()), others.end());
+  std::vector<std::pair<int, std::size_t>> where;  // per (peer) of this rank's receives: leader, offset
+  std::vector<int> where_peer;
+  for (int a : others) {
+    const int lead = leader(a, here, false);
+    const std::size_t q_lead = static_cast<std::size_t>(std::find(members.begin(), members.end(), lead) - members.begin());
+    const std::size_t start = part_bytes[q_lead];
+    std::size_t at = start;
+    for (std::size_t q = 0; q < size; ++q)
+      for (const Entry& e : recvs[q])  // ascending peers: A's ranks in order
+        if (nodes.node_index[static_cast<std::size_t>(e.peer)] == a) {
+          if (q == self) {
+            where_peer.push_back(e.peer);
+            where.emplace_back(lead, at);
+          }
+          at += e.bytes;
+        }
+    part_bytes[q_lead] = at;
+    if (lead == me) ag.ins.push_back({leader(a, here, true), at - start, 0, 0, start});
+  }
+  // Where this rank's own messages are.
+  ag.send_at.assign(st.sends.size(), Aggregation::none);
+  for (std::size_t i = 0; i < st.sends.size(); ++i)
+    for (const Entry& e : sends[self])
+      if (e.peer == st.sends[i].peer && !nodes.holds(st.sends[i].peer)) ag.send_at[i] = e.at;
+  ag.recv_at.assign(st.recvs.size(), {-1, Aggregation::none});
+  for (std::size_t j = 0; j < st.recvs.size(); ++j)
+    for (std::size_t w = 0; w < where_peer.size(); ++w)
+      if (where_peer[w] == st.recvs[j].peer) ag.recv_at[j] = where[w];
+  ag.window.reset();
+  ag.window = std::make_unique<SharedSegment>(nodes.shared_from_this(), part_bytes[self], 1);
+  std::memset(ag.window->data(), 0, part_bytes[self]);  // flags at 0 (no barrier entered), pages first touched
+  ag.epoch = 0;
+  ag.flags.clear();
+  for (int r : members)
+    if (r != me) ag.flags.push_back(reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(ag.window->peer(r))));
+  // Every rank's flag is zeroed before any rank enters a barrier on it.
+  check(MPI_Barrier(nodes.comm), "MPI_Barrier");
+  ag.out.reserve(out_bytes);
+  ag.requests.reserve(ag.outs.size() + ag.ins.size());
+  ag.made_for = st.runs.data();
+  ag.plan = p.plan;
+  ag.on = &nodes;
+}
+
 /// The running of a list of parts (a hana tuple of Part) by one ExchangeState. Units are run one
 /// after the other: for one part, per stage and round of the budget, a group of steps (or, with
 /// the one-pass pack of basic cycles, every group of a round, posted group by group); several
@@ -686,6 +891,7 @@ class Runner {
     s_.messages_sent = s_.messages_received = s_.bytes_sent = 0;
     s_.node_barrier = MPI_REQUEST_NULL;
     s_.collective = false;
+    s_.aggregating = false;
     s_.stages = 0;
     boost::hana::for_each(parts_, [&](auto& p) { s_.stages = std::max(s_.stages, p.plan->stages.size()); });
     if (begin_stage()) post_group();
@@ -696,6 +902,7 @@ class Runner {
   bool advance(bool block) {
     while (s_.in_flight) {
       if (s_.posted) {
+        if (s_.aggregating && !progress_aggregation(block)) return false;
         if (s_.collective ? !progress_collective(block) : (!progress_receives(block) || !progress_sends(block)))
           return false;
         s_.posted = false;
@@ -725,6 +932,7 @@ class Runner {
     s_.mode = by_messages;
     s_.rounds = 1;
     s_.groups = 1;
+    s_.aggregating = false;
     if constexpr (K == 1) {
       auto& p = boost::hana::at_c<0>(parts_);
       const auto& plan = *p.plan;
@@ -732,7 +940,10 @@ class Runner {
       using T = typename std::remove_cvref_t<decltype(p)>::value_type;
       if (st.relay > 0) p.ws->relay.reserve(static_cast<std::size_t>(st.relay) * sizeof(T));
       if (plan.intermediate > 0) p.ws->intermediate.reserve(static_cast<std::size_t>(plan.intermediate) * sizeof(T));
-      const bool typed = p.ws->typed && plan.direct() && store_assigns(p.store);
+      // Aggregated between nodes (its node barriers are flags in the plan's own window: several
+      // exchanges may be in flight, as with every wire).
+      const bool aggregate = s_.wire == Wire::node_aggregated && s_.nodes != nullptr && !s_.nodes->whole();
+      const bool typed = p.ws->typed && plan.direct() && store_assigns(p.store) && !aggregate;
       const StageRounds sr = stage_rounds(plan, st, typed, s_.node != nullptr && s_.node->whole());
       s_.mode = sr.mode;
       s_.rounds = sr.rounds;
@@ -753,6 +964,18 @@ class Runner {
         if (s_.mode != by_types) s_.rounds = s_.collective_rounds;
         s_.group_steps.assign(1, {std::size_t{0}, st.schedule.size()});
         s_.groups = 1;
+      }
+      if (aggregate) {
+        // Every rank of the node alike (the decision chose it for a direct plan of one round on every rank).
+        REDIST_EXPECTS(plan.direct() && s_.rounds == 1,
+                       "redist: Wire::node_aggregated requires a plan of direct messages in one round (the decision's choice)");
+        s_.aggregating = true;
+        s_.group_steps.assign(1, {std::size_t{0}, st.schedule.size()});
+        s_.groups = 1;
+        const Aggregation& ag = p.ws->aggregation;
+        if (ag.window == nullptr || ag.made_for != static_cast<const void*>(st.runs.data()) || ag.plan != p.plan ||
+            ag.on != s_.nodes.get())
+          make_aggregation(p, *s_.nodes);  // collective on the node: every rank's first run of this plan
       }
     }
     return true;
@@ -824,6 +1047,7 @@ class Runner {
     }
     // Pack (the one-pass pack packs the whole unit before its first group), and post sends.
     if (s_.mode == by_cycles && sub == 0) pack_cycles_unit();
+    if (s_.aggregating) begin_aggregation();
     s_.send_requests.clear();
     for (std::size_t j = 0; j < s_.sends.size(); ++j) {
       WireMessage& w = s_.sends[j];
@@ -1120,6 +1344,7 @@ class Runner {
     using T = typename P::value_type;
     const Message& m = send ? st.sends[i] : st.recvs[i];
     if (s_.node != nullptr && s_.node->holds(m.peer)) return;
+    if (s_.aggregating && !s_.nodes->holds(m.peer)) return;  // to or from another node: aggregated
     const auto [lo, hi] = range_of(p, st, i, send, m.size);
     if (lo >= hi) return;
     auto& wires = send ? s_.sends : s_.recvs;
@@ -1204,6 +1429,12 @@ class Runner {
     const auto& st = p.plan->stages[s_.stage];
     const auto& c = st.cycles;
     point_cycles(s_.sends, s_.send_segments, st.sends.size(), s_.cycle_out);
+    if (s_.aggregating) {
+      // Messages to other nodes: into this rank's part of the aggregation window.
+      const Aggregation& ag = p.ws->aggregation;
+      for (std::size_t i = 0; i < ag.send_at.size(); ++i)
+        if (ag.send_at[i] != Aggregation::none) s_.cycle_out[i] = ag.window->data() + ag.send_at[i];
+    }
     const index_t a = std::min(c.slots, s_.round * s_.per_round), b = std::min(c.slots, a + s_.per_round);
     with_store(p.store, [&](const auto& op) {
       pack_cycles<T>(c, a, b, buffer_of(p, st.from), size_of(p, st.from),
@@ -1217,6 +1448,75 @@ class Runner {
                     std::vector<Ptr>& out) {
     out.assign(n, nullptr);
     for (const WireMessage& w : wires) out[segs[w.first].index] = w.data;
+  }
+
+  /// Wire::node_aggregated, once this rank's messages to other nodes are packed (by messages here;
+  /// the one-pass pack of basic cycles did it already): makes them visible to the node and enters
+  /// its first barrier, after which the leaders gather.
+  void begin_aggregation() {
+    auto& p = boost::hana::at_c<0>(parts_);
+    using T = typename std::remove_cvref_t<decltype(p)>::value_type;
+    Aggregation& ag = p.ws->aggregation;
+    const auto& st = p.plan->stages[s_.stage];
+    if (s_.mode == by_messages)
+      for (std::size_t i = 0; i < ag.send_at.size(); ++i)
+        if (ag.send_at[i] != Aggregation::none)
+          pack_message(st, i, buffer_of(p, st.from), reinterpret_cast<T*>(ag.window->data() + ag.send_at[i]));
+    ag.arrive();
+    ag.phase = 1;
+  }
+  /// Advances the aggregated exchange: after the first node barrier the leaders post their node
+  /// pairs' receives and gather and send theirs; once they are complete, a second barrier; then
+  /// every rank unpacks its messages from other nodes out of their leaders' parts (by messages; the
+  /// one-pass unpack of basic cycles at the end of the round). True when it is done.
+  bool progress_aggregation(bool block) {
+    auto& p = boost::hana::at_c<0>(parts_);
+    using T = typename std::remove_cvref_t<decltype(p)>::value_type;
+    Aggregation& ag = p.ws->aggregation;
+    if (ag.phase == 1) {
+      if (!ag.passed(block)) return false;  // the node peers' messages are packed
+      ag.requests.clear();
+      for (const Aggregation::Pair& in : ag.ins)
+        post_receive(ag.window->data() + in.at, in.bytes, chunk_, in.peer, comm_, ag.requests, tag_);
+      std::byte* out = ag.out.data();
+      for (const Aggregation::Pair& o : ag.outs) {
+        std::byte* at = out + o.at;
+        for (std::size_t k = o.first; k < o.first + o.count; ++k) {
+          const Aggregation::Piece& g = ag.pieces[k];
+          std::memcpy(at, ag.window->peer(g.rank) + g.at, g.bytes);
+          at += g.bytes;
+        }
+        post_send(out + o.at, o.bytes, chunk_, o.peer, comm_, ag.requests, tag_);
+        ++s_.messages_sent;
+        s_.bytes_sent += o.bytes;
+      }
+      s_.messages_received += ag.ins.size();
+      ag.phase = 2;
+    }
+    if (ag.phase == 2) {
+      int flag = 1;
+      if (block)
+        check(MPI_Waitall(static_cast<int>(ag.requests.size()), ag.requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      else
+        check(MPI_Testall(static_cast<int>(ag.requests.size()), ag.requests.data(), &flag, MPI_STATUSES_IGNORE), "MPI_Testall");
+      if (!flag) return false;
+      ag.arrive();  // the messages received into this rank's part
+      ag.phase = 3;
+    }
+    if (ag.phase == 3) {
+      if (!ag.passed(block)) return false;  // the leaders' received messages
+      ag.phase = 0;
+      if (s_.mode == by_messages) {
+        const auto& st = p.plan->stages[s_.stage];
+        T* to = buffer_of(p, st.to);
+        for (std::size_t j = 0; j < ag.recv_at.size(); ++j) {
+          if (ag.recv_at[j].first < 0) continue;
+          const T* in = reinterpret_cast<const T*>(ag.window->peer(ag.recv_at[j].first) + ag.recv_at[j].second);
+          with_store(p.store, [&](const auto& op) { unpack_message(st, j, in, to, 0, -1, op); });
+        }
+      }
+    }
+    return true;
   }
 
   /// The smaller of a kept time (0: none yet) and a new one: the node copies are compared by their
@@ -1326,6 +1626,12 @@ class Runner {
     const auto& st = p.plan->stages[s_.stage];
     const auto& c = st.cycles;
     point_cycles(s_.recvs, s_.recv_segments, st.recvs.size(), s_.cycle_in);
+    if (s_.aggregating) {
+      // Messages from other nodes: in their leaders' parts of the aggregation window.
+      const Aggregation& ag = p.ws->aggregation;
+      for (std::size_t j = 0; j < ag.recv_at.size(); ++j)
+        if (ag.recv_at[j].first >= 0) s_.cycle_in[j] = ag.window->peer(ag.recv_at[j].first) + ag.recv_at[j].second;
+    }
     const index_t a = std::min(c.slots, s_.round * s_.per_round), b = std::min(c.slots, a + s_.per_round);
     with_store(p.store, [&](const auto& op) {
       unpack_cycles<T>(c, a, b, reinterpret_cast<const T**>(s_.cycle_in.data()),
@@ -1481,13 +1787,15 @@ void run(Parts& parts, ExchangeState& s, MPI_Comm comm, const Node* node = nullp
 /// node) and `source` (src's part of a node window), the node's ranks first agree (agree_on_node,
 /// collective on the node) whether each copies what it receives from a node peer straight out of
 /// that peer's source array — when every rank's source is in the window and the plan is direct;
-/// messages cross between nodes only. Returns true when it copied from shared memory.
+/// messages cross between nodes only. `node` is also the partition Wire::node_aggregated aggregates
+/// by (ws.exchange.nodes). Returns true when it copied from shared memory.
 template <class T, class R, class Op = assign_op>
 bool execute(const BasicPlan<R>& plan, const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
              Workspace& ws, std::size_t chunk_bytes = max_chunk_bytes, const Op& op = {},
              const SharedSegment* source = nullptr, const Node* node = nullptr) {
   static_assert(std::is_trivially_copyable_v<T>, "redist::runtime::execute requires a trivially copyable T");
   auto parts = boost::hana::make_tuple(part(plan, src, dst, ws, op, source));
+  if (ws.exchange.nodes.get() != node) ws.exchange.nodes = node != nullptr ? node->shared_from_this() : nullptr;
   const bool on_node = node != nullptr && node->size > 1 && agree_on_node(parts, *node, plan.direct());
   run(parts, ws.exchange, static_cast<MPI_Comm>(comm), on_node ? node : nullptr, chunk_bytes, message_tag);
   return on_node;

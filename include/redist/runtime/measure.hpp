@@ -148,6 +148,12 @@ inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 ///    in one MPI_Ialltoallv and in one MPI_Ineighbor_alltoallv (has_neighbor_collectives);
 ///  - from typed_min_bytes on: point to point and one MPI_Ialltoallv(w), packed and as datatypes
 ///    (not when some message is longer than chunk_bytes: one datatype per message).
+///  - on nodes (`node`, the partition of comm; `source`, src's part of a node window, when it is
+///    in one): the runs take the node path, as b = a does, and below typed_min_bytes, when comm
+///    spans several nodes and one of them holds several ranks, Wire::node_aggregated too (one
+///    message per node pair; every rank's plan in one round with one message per peer each way);
+///    with `aggregation` always, it alone, whatever the messages' size (where it cannot run, the
+///    others as without).
 /// The collectives only when every rank's plan is direct, sends at most one message per peer, its
 /// messages fit an int of bytes and a round's messages, all packed, fit `budget` elements of
 /// scratch (0: no limit; collective_scratch); packed, one per round of the scratch budget's pieces, as many
@@ -158,7 +164,9 @@ inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 template <class R, class T>
 std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
                                              std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
-                                             std::size_t chunk_bytes = max_chunk_bytes, index_t budget = 0) {
+                                             std::size_t chunk_bytes = max_chunk_bytes, index_t budget = 0,
+                                             const SharedSegment* source = nullptr, const Node* node = nullptr,
+                                             NodeAggregation aggregation = NodeAggregation::timed) {
   ws.typed = false;
   ws.exchange.wire = Wire::point_to_point;
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
@@ -186,22 +194,34 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
       (budget <= 0 ||
        detail::collective_scratch(plan, plan.stages[0], sr, rounds, sizeof(T)) <= static_cast<std::size_t>(budget) * sizeof(T));
   // max: bytes, a message over chunk_bytes, a rank that cannot take a collective, a rank not
-  // direct, the packed messages' rounds.
-  std::uint64_t mine[5] = {bytes, longest > chunk_bytes ? 1u : 0u, collective_ok ? 0u : 1u, plan.direct() ? 0u : 1u,
-                           static_cast<std::uint64_t>(rounds)};
-  std::uint64_t all[5] = {};
-  detail::check(MPI_Allreduce(mine, all, 5, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
-  if (reps <= 0 || all[3] != 0) return {};
+  // direct, the packed messages' rounds, a rank with two messages to or from one peer.
+  std::uint64_t mine[6] = {bytes, longest > chunk_bytes ? 1u : 0u, collective_ok ? 0u : 1u, plan.direct() ? 0u : 1u,
+                           static_cast<std::uint64_t>(rounds), one_per_peer ? 0u : 1u};
+  std::uint64_t all[6] = {};
+  detail::check(MPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
+  if (all[3] != 0) return {};
   ws.exchange.collective_rounds = static_cast<index_t>(all[4]);
 
+  bool crowded = false;  // some node holds several ranks
+  if (node != nullptr)
+    for (int k = 0; k < node->nodes(); ++k) crowded = crowded || node->members_of(k).size() > 1;
+  // Offered for small messages (latency is what it saves); forced (always) whatever their size.
+  const bool aggregates = aggregation != NodeAggregation::never && crowded && !node->whole() &&
+                          (all[0] < typed_min_bytes || aggregation == NodeAggregation::always) && all[4] == 1 &&
+                          all[5] == 0 && plan.stages.size() == 1;
+  const bool forced = aggregation == NodeAggregation::always && aggregates;
+  if (reps <= 0 && !forced) return {};
   std::vector<TransportTiming> cands{{Wire::point_to_point, false, 0}};
   const bool collectives = all[2] == 0;
-  if (all[0] < typed_min_bytes) {
+  if (forced) {
+    cands.assign(1, {Wire::node_aggregated, false, 0});
+  } else if (all[0] < typed_min_bytes) {
     cands.push_back({Wire::persistent, false, 0});
     if (collectives) {
       cands.push_back({Wire::alltoallv, false, 0});
       if (has_neighbor_collectives) cands.push_back({Wire::neighbor, false, 0});
     }
+    if (aggregates) cands.push_back({Wire::node_aggregated, false, 0});
   } else {
     if (collectives) cands.push_back({Wire::alltoallv, false, 0});
     if (all[1] == 0) {
@@ -212,10 +232,10 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   std::vector<std::size_t> which(cands.size());
   for (std::size_t i = 0; i < which.size(); ++i) which[i] = i;
   std::vector<std::vector<double>> samples(cands.size());
-  time_rounds(std::span<const std::size_t>(which), comm, reps, tune_min_seconds, samples, [&](std::size_t i) {
+  time_rounds(std::span<const std::size_t>(which), comm, std::max(reps, 1), tune_min_seconds, samples, [&](std::size_t i) {
     ws.typed = cands[i].datatypes;
     ws.exchange.wire = cands[i].wire;
-    execute(plan, comm, src, dst, ws, chunk_bytes);
+    execute(plan, comm, src, dst, ws, chunk_bytes, assign_op{}, source, node);
   });
   for (std::size_t i = 0; i < cands.size(); ++i) cands[i].median = median_of(samples[i]);
   ws.typed = false;
