@@ -85,6 +85,8 @@ enum class Call {
   assign,        ///< b = a (schedule::automatic, plan cached in b)
   redistribute,  ///< redist::redistribute(a, b, policy) (plan cached in b)
   messages,      ///< redist::redistribute(a, b, policy, options with shared_memory off): messages between every pair
+  aggregated,    ///< redist::redistribute(a, b, policy, options with node_aggregation always): one message per node pair
+  unaggregated,  ///< redist::redistribute(a, b, policy, options with node_aggregation never)
 };
 
 /// The default options with shared memory off: the message path, for comparison with the shared one.
@@ -92,6 +94,33 @@ inline options messages_only() {
   options o = default_options();
   o.shared_memory = false;
   return o;
+}
+
+/// The default options with node_aggregation set to `how`.
+inline options aggregation(redist::NodeAggregation how) {
+  options o = default_options();
+  o.node_aggregation = how;
+  return o;
+}
+
+/// The options of a call: default_options() but for the message path's and aggregation's.
+inline options options_of(Call call) {
+  if (call == Call::messages) return messages_only();
+  if (call == Call::aggregated) return aggregation(redist::NodeAggregation::always);
+  if (call == Call::unaggregated) return aggregation(redist::NodeAggregation::never);
+  return default_options();
+}
+
+/// True when the ranks of comm span several nodes (options' node_size) and one holds several:
+/// where node aggregation applies.
+inline bool aggregation_applies(const boost::mpi::communicator& comm) {
+  const options& o = default_options();
+  if (!o.shared_memory || comm.size() < 2) return false;
+  const auto node = redist::runtime::node_of(static_cast<MPI_Comm>(comm), o.node_size);
+  if (node->whole()) return false;
+  for (int k = 0; k < node->nodes(); ++k)
+    if (node->members_of(k).size() > 1) return true;
+  return false;
 }
 
 /// redist: b = a, or redistribute(a, b, policy). Setup is make_plan(a, b, policy); the timed
@@ -102,13 +131,13 @@ class RedistMethod final : public IntoArray<A, B> {
   RedistMethod(const A& a, B b, Policy policy, Call call) : IntoArray<A, B>{a, std::move(b)}, policy_{policy}, call_{call} {}
   bool has_setup() const override { return true; }
   void setup() override {
-    plan_.emplace(redist::make_plan(this->a_, this->b_, policy_, call_ == Call::messages ? messages_only() : default_options()));
+    plan_.emplace(redist::make_plan(this->a_, this->b_, policy_, options_of(call_)));
   }
   void run() override {
     if (call_ == Call::assign)
       this->b_ = this->a_;
-    else if (call_ == Call::messages)
-      redist::redistribute(this->a_, this->b_, policy_, messages_only());
+    else if (call_ != Call::redistribute)
+      redist::redistribute(this->a_, this->b_, policy_, options_of(call_));
     else
       redist::redistribute(this->a_, this->b_, policy_);
   }
@@ -118,7 +147,7 @@ class RedistMethod final : public IntoArray<A, B> {
     return redistribution_cost(*plan_, sizeof(typename A::value_type));
   }
   std::string explain() override {
-    return redist::explain(this->a_, this->b_, policy_, call_ == Call::messages ? messages_only() : default_options()).str();
+    return redist::explain(this->a_, this->b_, policy_, options_of(call_)).str();
   }
 
  private:
@@ -268,6 +297,13 @@ void add_redist_methods(std::vector<MethodEntry>& e, const L* layouts) {
                  return std::make_unique<RedistMethod<A, B, schedule::automatic_t>>(*layouts->src, layouts->make_dst(),
                                                                                     schedule::automatic, Call::messages);
                }});
+  // b = a aggregating between nodes and not (only where the ranks span nodes of several ranks).
+  if (layouts == nullptr || aggregation_applies(layouts->src->comm()))
+    for (const auto& [name, call] : {std::pair{"redist_aggregated", Call::aggregated}, std::pair{"redist_unaggregated", Call::unaggregated}})
+      e.push_back({name, [layouts, call] {
+                     return std::make_unique<RedistMethod<A, B, schedule::automatic_t>>(*layouts->src, layouts->make_dst(),
+                                                                                        schedule::automatic, call);
+                   }});
   auto add_schedule = [&](const auto& s) {
     using Policy = std::remove_cvref_t<decltype(s.policy)>;
     using Serves = typename std::remove_cvref_t<decltype(s)>::layouts;

@@ -1,7 +1,7 @@
 // Shared memory on a node: arrays whose storage lives in an MPI-3 shared-memory window, `b = a`
 // copying each element once from its owner's memory, the same call with shared memory off
-// (messages), emulated nodes of two ranks (shared memory within, messages between), and short
-// pieces packed by their senders, then pulled.
+// (messages), emulated nodes of two ranks (shared memory within, messages between), short pieces
+// packed by their senders, then pulled, and messages between nodes aggregated, one per node pair.
 // Runs on any number of processes.
 #include <array>
 #include <cstdio>
@@ -67,9 +67,19 @@ int main(int argc, char* argv[]) {
   fill(a2);
   b2 = a2;
   ok = ok && holds(b2);
+
+  // 4. Between those nodes, the messages aggregated (options::node_aggregation always; timed: the
+  //    decision's choice, the default): each node pair's messages gathered through the node's
+  //    shared memory and sent as one message, split again on arrival (from the plan's second run).
+  redist::options aggregated = redist::default_options();
+  aggregated.node_aggregation = redist::NodeAggregation::always;
+  redist::DistArray<double, To> d2(world, {m, n}, redist::Grid{1, p});
+  for (int run = 0; run < 3; ++run) redist::redistribute(a2, d2, redist::schedule::automatic, aggregated);
+  ok = ok && holds(d2);
+  const redist::Explanation between = redist::explain(a2, d2, redist::schedule::automatic, aggregated);
   redist::default_options().node_size = 0;
 
-  // 4. Pieces shorter than a cache line (CYCLIC(8) -> CYCLIC(5): 1-8 elements): from the run after
+  // 5. Pieces shorter than a cache line (CYCLIC(8) -> CYCLIC(5): 1-8 elements): from the run after
   //    the node finds them so, each rank packs what its node peers take into a node window of its
   //    own in one pass, and they copy those runs (explain's node_copy: "pack_then_pull").
   const index_t len = 100000;
@@ -82,8 +92,10 @@ int main(int argc, char* argv[]) {
 
   ok = boost::mpi::all_reduce(world, ok, std::logical_and<bool>());
   if (world.rank() == 0)
-    std::printf("%d processes: a in shared memory: %s; b = a %s; short pieces: %s; %s\n", p,
-                a.in_shared_memory() ? "yes" : "no", shared ? "copied from the owners' memory" : "by messages",
-                node_copy.empty() ? "no node peers" : node_copy.c_str(), ok ? "all values verified" : "WRONG VALUES");
+    std::printf("%d processes: a in shared memory: %s; b = a %s; short pieces: %s; nodes of two, aggregated: %s, "
+                "%zu messages from rank 0; %s\n",
+                p, a.in_shared_memory() ? "yes" : "no", shared ? "copied from the owners' memory" : "by messages",
+                node_copy.empty() ? "no node peers" : node_copy.c_str(), between.transport.c_str(), between.messages,
+                ok ? "all values verified" : "WRONG VALUES");
   return ok ? 0 : 1;
 }
