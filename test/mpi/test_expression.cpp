@@ -225,6 +225,21 @@ TEST_CASE("Wrong updates throw redist::error on every rank before data moves", "
   bool same = true;
   for (double x : b.local()) same = same && x == 5;
   REQUIRE(all_ok(world, same));
+  // The same where a rank holds no element of either (their local storage alike empty).
+  std::vector<index_t> sizes(static_cast<std::size_t>(world.size()), 0);
+  sizes.front() = 20;
+  DistArray<double, GenBlock> e(world, 20, GenBlock(sizes)), f(world, 20, GenBlock(sizes));
+  for (double& x : e.local()) x = 5;
+  REQUIRE(all_ok(world, test::throws_with([&] { e = 2.0 * a + 1.0 * f; }, "requires c to be b itself")));
+  REQUIRE(all_ok(world, test::throws_with([&] { assign(e <<= 2.0 * a + 1.0 * f); }, "requires c to be b itself")));
+  for (double& x : a.local()) x = 1;
+  e = 2.0 * a + 1.0 * e;  // b itself: fine on every rank
+  bool ok = true;
+  for (double x : e.local()) ok = ok && x == 7;
+  auto whole = section(e, strided_slice{0, 20, 1});
+  whole = 1.0 * a + 3.0 * whole;  // a section of b, given as both
+  for (double x : e.local()) ok = ok && x == 22;
+  REQUIRE(all_ok(world, ok));
 }
 
 TEST_CASE("A repeated update plans nothing", "[mpi][expression][plan]") {

@@ -118,13 +118,17 @@ template <class From, class To>
 using update_policy = std::conditional_t<Decider<From, To, schedule::automatic_t>::adaptive, schedule::all_at_once_t,
                                          schedule::automatic_t>;
 
-/// True when b (the second term of an update) is dst itself: the same array, view or section.
+/// True when b (the second term of an update) is dst itself: the same array or view, or a section
+/// of the same array with the same mapping. Decided from what every rank holds alike (the array's
+/// plan cache, which a section shares with its array, and the mapping), never from the local
+/// storage, which two arrays' empty local parts can share (a null pointer): the answer, and so the
+/// error, is the same on every rank.
 template <class B, class Dst>
 bool same_target(const B& b, const Dst& dst) {
   if constexpr (!std::is_same_v<B, Dst>) return false;
   else
-    return static_cast<const void*>(&b) == static_cast<const void*>(&dst) ||
-           (b.local().data() == dst.local().data() && b.mapping() == dst.mapping());
+    return &array_access::cache(const_cast<B&>(b)) == &array_access::cache(const_cast<Dst&>(dst)) &&
+           b.mapping() == dst.mapping();
 }
 
 /// The checks of dst = alpha * op(a) + beta * dst that every rank can make alone, made on every
