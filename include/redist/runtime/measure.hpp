@@ -152,8 +152,8 @@ inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 ///    in one): the runs take the node path, as b = a does, and below typed_min_bytes, when comm
 ///    spans several nodes and one of them holds several ranks, Wire::node_aggregated too (one
 ///    message per node pair; every rank's plan in one round with one message per peer each way);
-///    with `aggregation` always, it alone, whatever the messages' size (where it cannot run, the
-///    others as without).
+///    with `aggregation` always, it alone, whatever the messages' size, run once and not compared
+///    (where it cannot run, the others as without).
 /// The collectives only when every rank's plan is direct, sends at most one message per peer, its
 /// messages fit an int of bytes and a round's messages, all packed, fit `budget` elements of
 /// scratch (0: no limit; collective_scratch); packed, one per round of the scratch budget's pieces, as many
@@ -229,10 +229,22 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
       if (collectives) cands.push_back({Wire::alltoallv, true, 0});
     }
   }
+  if (forced) {
+    // Chosen, not compared: one run (which makes its window), its time the slowest rank's.
+    ws.exchange.wire = Wire::node_aggregated;
+    detail::check(MPI_Barrier(c), "MPI_Barrier");
+    const double t0 = MPI_Wtime();
+    execute(plan, comm, src, dst, ws, chunk_bytes, assign_op{}, source, node);
+    double t = MPI_Wtime() - t0;
+    detail::check(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, c), "MPI_Allreduce");
+    cands.front().median = std::max(t, 1e-9);
+    ws.exchange.wire = Wire::point_to_point;
+    return cands;
+  }
   std::vector<std::size_t> which(cands.size());
   for (std::size_t i = 0; i < which.size(); ++i) which[i] = i;
   std::vector<std::vector<double>> samples(cands.size());
-  time_rounds(std::span<const std::size_t>(which), comm, std::max(reps, 1), tune_min_seconds, samples, [&](std::size_t i) {
+  time_rounds(std::span<const std::size_t>(which), comm, reps, tune_min_seconds, samples, [&](std::size_t i) {
     ws.typed = cands[i].datatypes;
     ws.exchange.wire = cands[i].wire;
     execute(plan, comm, src, dst, ws, chunk_bytes, assign_op{}, source, node);
