@@ -13,6 +13,7 @@
 
 #include "../support/array_values.hpp"
 #include "../support/mpi_check.hpp"
+#include "../support/plan_count.hpp"
 
 using namespace redist;
 namespace mpi = boost::mpi;
@@ -152,14 +153,15 @@ TEST_CASE("BCC and multi-phase plans are cached and reused", "[mpi][bcc][cache]"
   DistArray<double, Cyclic<8>> a(world, 5000);
   DistArray<double, Cyclic<5>> b(world, 5000);
   fill(a);
+  const std::size_t first = redist::test::first_run_plans(a, b);
   const std::size_t before = plans_built();
   b = a;
   b = a;
-  CHECK(plans_built() == before + 1);
+  CHECK(plans_built() == before + first);
   redistribute(a, b, schedule::multiphase);  // two phases: two plans
-  CHECK(plans_built() == before + 3);
+  CHECK(plans_built() == before + first + 2);
   redistribute(a, b, schedule::multiphase);
-  CHECK(plans_built() == before + 3);
+  CHECK(plans_built() == before + first + 2);
   REQUIRE(all_ok(world, holds(b)));
   auto mp = make_plan(a, b, schedule::multiphase);
   CHECK(mp.plan().stages.size() == 2);

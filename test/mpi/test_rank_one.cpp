@@ -99,8 +99,11 @@ TEST_CASE("A 1-D array takes its process count at compile time, Grid<P>{}", "[mp
     default: run(Grid{world.size()});
   }
   // A static grid of another size than the communicator: every rank throws, naming the grid.
-  REQUIRE(all_ok(world, throws_with([&] { DistArray<double, Cyclic<8>> bad(world, 10, Grid<7>{}); },
-                                    "requires the grid to hold every process of the communicator")));
+  const auto wrong = [&](auto grid) {
+    return throws_with([&] { DistArray<double, Cyclic<8>> bad(world, 10, grid); },
+                       "requires the grid to hold every process of the communicator");
+  };
+  REQUIRE(all_ok(world, world.size() == 7 ? wrong(Grid<6>{}) : wrong(Grid<7>{})));
 }
 
 TEST_CASE("Arrays take a raw MPI_Comm wherever they take a communicator", "[mpi][rank1][comm]") {

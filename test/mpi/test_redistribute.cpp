@@ -11,6 +11,7 @@
 
 #include "../support/array_values.hpp"
 #include "../support/mpi_check.hpp"
+#include "../support/plan_count.hpp"
 #include "../support/random_dists.hpp"
 
 // This file's names, apart from the other files of its program: meson compiles them together
@@ -59,9 +60,10 @@ TEST_CASE("A repeated b = a between the same layouts does no planning", "[mpi][p
   DistArray<double, Cyclic<4>> a(world, 1000);
   DistArray<double, Cyclic<dynamic>> b(world, 1000, Cyclic<dynamic>(3));
   fill(a, value_of);
+  const std::size_t first = redist::test::first_run_plans(a, b);
   const std::size_t before = plans_built();
   b = a;
-  CHECK(plans_built() == before + 1);
+  CHECK(plans_built() == before + first);
   // The second run is where automatic may time its candidates (each a plan built once; none on
   // one node with shared memory, where the node path runs the plan it has): after it, nothing.
   b = a;
@@ -76,7 +78,7 @@ TEST_CASE("A repeated b = a between the same layouts does no planning", "[mpi][p
   redistribute(a, b, schedule::all_at_once);
   CHECK(plans_built() == decided + 1);
   b = a;  // the cache keeps one plan: automatic's is planned again (and decided on its second run)
-  CHECK(plans_built() == decided + 2);
+  CHECK(plans_built() == decided + 1 + first);
   // Another source layout is planned once, then reused.
   DistArray<double, Block> c(world, 1000);
   fill(c, [](index_t g) { return 2.0 * static_cast<double>(g); });
