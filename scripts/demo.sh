@@ -4,17 +4,7 @@
 # build-demo/ with the tests, benchmarks and optional libraries off; scripts/test.sh builds the rest.
 set -eu
 cd "$(dirname "$0")/.."
-pkgs="g++ meson ninja-build pkg-config libboost-dev libboost-mpi-dev libopenmpi-dev openmpi-bin"
-missing=""
-for p in $pkgs; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  echo "installing:$missing"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq $missing >/dev/null
-fi
+bash scripts/deps.sh g++ meson ninja-build pkg-config libboost-dev libboost-mpi-dev libopenmpi-dev openmpi-bin
 [ -d build-demo ] || meson setup build-demo -Dtests=false -Dbench=false -Dscalapack=disabled -Dcapi=disabled \
   -Dfftw_mpi=disabled >/dev/null
 ninja -C build-demo example/demo >/dev/null

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages redist builds, tests and benchmarks with, if any is missing.
+# Installs the Debian 12 packages given as arguments, or by default those redist builds, tests and
+# benchmarks with, if any is missing.
 set -eu
 pkgs="g++ meson ninja-build pkg-config cmake python3 libboost-dev libboost-mpi-dev catch2
       libopenmpi-dev openmpi-bin gfortran python3-mpi4py python3-numpy libscalapack-openmpi-dev libfftw3-dev libfftw3-mpi-dev clang-14 libclang-rt-14-dev"
+[ $# -gt 0 ] && pkgs="$*"
 missing=""
 for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
