@@ -117,10 +117,7 @@ inline bool aggregation_applies(const boost::mpi::communicator& comm) {
   const options& o = default_options();
   if (!o.shared_memory || comm.size() < 2) return false;
   const auto node = redist::runtime::node_of(static_cast<MPI_Comm>(comm), o.node_size);
-  if (node->whole()) return false;
-  for (int k = 0; k < node->nodes(); ++k)
-    if (node->members_of(k).size() > 1) return true;
-  return false;
+  return node->crowded && !node->whole();
 }
 
 /// redist: b = a, or redistribute(a, b, policy). Setup is make_plan(a, b, policy); the timed

@@ -18,10 +18,7 @@ std::size_t first_run_plans(const A& a, const B& b) {
   const bool direct = make_plan(a, b).plan().direct();
   const options& o = default_options();
   if (direct || !o.shared_memory || a.comm().size() < 2) return 1;
-  const auto node = runtime::node_of(static_cast<MPI_Comm>(a.comm()), o.node_size);
-  for (int k = 0; k < node->nodes(); ++k)
-    if (node->members_of(k).size() > 1) return 2;
-  return 1;
+  return runtime::node_of(static_cast<MPI_Comm>(a.comm()), o.node_size)->crowded ? 2 : 1;
 }
 
 }  // namespace redist::test

@@ -324,12 +324,11 @@ class Redistribution {
     // ranks agreed on the facts; a new plan gets its own after its next run).
     make_staging_ = decision_.pack_then_pull && on_node_ && !changed && workspace_.staging_missing;
     workspace_.pack_next = decision_.pack_then_pull;
-    workspace_.node_timing = on_node_ && !changed && facts.node_pieces_short && options_.tune_reps > 0 &&
-                             !(facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0);
+    const bool both_timed = facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0;
+    workspace_.node_timing = on_node_ && !changed && facts.node_pieces_short && options_.tune_reps > 0 && !both_timed;
     // Settled on pulling (both ways timed, or pieces not short): the staging part goes, every rank
     // of the node alike (the facts are the node's); nobody reads one in this run.
-    const bool settled_pull = !decision_.pack_then_pull && (!facts.node_pieces_short ||
-                                                            (facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0));
+    const bool settled_pull = !decision_.pack_then_pull && (!facts.node_pieces_short || both_timed);
     if (settled_pull && workspace_.staging != nullptr && on_node_ && !workspace_.staged) workspace_.staging.reset();
     ++runs_;
     return node_;

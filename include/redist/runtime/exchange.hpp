@@ -627,12 +627,12 @@ void node_facts(const P& p, const Node& node) {
 
 /// Packs part p's messages to node peers into its staging part (the head, then each message's
 /// elements in its packed order), in one pass over the source by basic cycles where the stage has
-/// them, else message by message. False (nothing packed) without a staging part large enough.
+/// them, else message by message. False (nothing packed) when the staging part (which p's workspace
+/// holds) is smaller than the plan needs.
 template <class P>
 bool pack_staging(P& p, const Node& node) {
   using T = typename P::value_type;
   Workspace& ws = *p.ws;
-  if (ws.staging == nullptr) return false;
   node_facts(p, node);
   const std::size_t need = ws.node_staging_bytes;
   if (need == 0 || need > ws.staging->bytes()) return false;

@@ -202,11 +202,8 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   if (all[3] != 0) return {};
   ws.exchange.collective_rounds = static_cast<index_t>(all[4]);
 
-  bool crowded = false;  // some node holds several ranks
-  if (node != nullptr)
-    for (int k = 0; k < node->nodes(); ++k) crowded = crowded || node->members_of(k).size() > 1;
   // Offered for small messages (latency is what it saves); forced (always) whatever their size.
-  const bool aggregates = aggregation != NodeAggregation::never && crowded && !node->whole() &&
+  const bool aggregates = aggregation != NodeAggregation::never && node != nullptr && node->crowded && !node->whole() &&
                           (all[0] < typed_min_bytes || aggregation == NodeAggregation::always) && all[4] == 1 &&
                           all[5] == 0 && plan.stages.size() == 1;
   const bool forced = aggregation == NodeAggregation::always && aggregates;

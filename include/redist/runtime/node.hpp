@@ -30,6 +30,7 @@ struct Node : std::enable_shared_from_this<Node> {
   /// members[member_start[k], member_start[k + 1]) (the same on every rank).
   std::vector<int> node_index, member_start, members;
   int index = 0;                  ///< this rank's node's number
+  bool crowded = false;           ///< some node of the parent holds several ranks
 
   Node() = default;
   Node(const Node&) = delete;
@@ -124,6 +125,8 @@ inline std::shared_ptr<const Node> make_node(MPI_Comm parent, int node_size) {
   for (std::size_t p = 0; p < all.size(); ++p)  // ascending p: each node's members ascending
     node->members[static_cast<std::size_t>(fill[static_cast<std::size_t>(node->node_index[p])]++)] = static_cast<int>(p);
   node->index = node->node_index[static_cast<std::size_t>(rank)];
+  for (std::size_t k = 0; k < firsts.size(); ++k)
+    node->crowded = node->crowded || node->member_start[k + 1] - node->member_start[k] > 1;
   return node;
 }
 }  // namespace detail

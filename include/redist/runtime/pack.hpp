@@ -645,6 +645,14 @@ void unpack_whole_cycles(std::span<const CycleSection> pattern, std::span<const 
       if (in[k] != nullptr) in[k] += per_cycle[k] * (n - 1);
   }
 }
+/// The end of the cycles [first, last) that pack_cycles and unpack_cycles (by a stage's Cycles) go
+/// through section by section: the full cycles a local array of `size` elements holds whole, when
+/// they are two or more, two fit a chunk, and they span at most whole_cycles_max_elements; else first.
+inline index_t whole_cycles_end(const Cycles& c, index_t first, index_t last, index_t size) noexcept {
+  const index_t whole = std::clamp(std::min(c.full_cycles, size / std::max<index_t>(c.cycle, 1)), first, std::max(first, last));
+  const bool sections = whole - first >= 2 && walk_span_elements / c.cycle >= 2 && (whole - first) * c.cycle <= whole_cycles_max_elements;
+  return sections ? whole : first;
+}
 }  // namespace detail
 
 /// pack_cycles by a stage's Cycles: its send pattern; the cycles every local array holds whole
@@ -653,9 +661,7 @@ void unpack_whole_cycles(std::span<const CycleSection> pattern, std::span<const 
 template <class T, class Op = assign_op>
 inline void pack_cycles(const Cycles& c, index_t first, index_t last, const T* src, index_t src_size, T** out, T* dst,
                         const Op& op = {}) {
-  const index_t whole = std::clamp(std::min(c.full_cycles, src_size / std::max<index_t>(c.cycle, 1)), first, std::max(first, last));
-  if (whole - first >= 2 && detail::walk_span_elements / c.cycle >= 2 &&
-      (whole - first) * c.cycle <= detail::whole_cycles_max_elements) {
+  if (const index_t whole = detail::whole_cycles_end(c, first, last, src_size); whole > first) {
     detail::pack_whole_cycles<T>(c.send_pattern, c.send_per_cycle, c.cycle, first, whole, src, out, dst, op);
     first = whole;
   }
@@ -690,9 +696,7 @@ inline void unpack_cycles(std::span<const CycleSection> pattern, index_t cycle, 
 template <class T, class Op = assign_op>
 inline void unpack_cycles(const Cycles& c, index_t first, index_t last, const T** in, T* dst, index_t dst_size,
                           const Op& op = {}) {
-  const index_t whole = std::clamp(std::min(c.full_cycles, dst_size / std::max<index_t>(c.cycle, 1)), first, std::max(first, last));
-  if (whole - first >= 2 && detail::walk_span_elements / c.cycle >= 2 &&
-      (whole - first) * c.cycle <= detail::whole_cycles_max_elements) {
+  if (const index_t whole = detail::whole_cycles_end(c, first, last, dst_size); whole > first) {
     detail::unpack_whole_cycles<T>(c.recv_pattern, c.recv_per_cycle, c.cycle, first, whole, in, dst, op);
     first = whole;
   }
