@@ -21,6 +21,7 @@ template <std::size_t X>
 class Cyclic;
 class GenBlock;
 class Collapsed;
+class Replicated;
 template <class... D>
 class Dist;
 template <std::size_t... E>

@@ -16,6 +16,7 @@ struct Layout {
   std::vector<int> owner;                       ///< owner[g]
   std::vector<index_t> local;                   ///< local[g]: local index on its owner
   std::vector<std::vector<index_t>> globals;    ///< globals[p][l]: global index of p's element l
+  bool copies = false;                          ///< every process holds every element (Replicated; owner 0)
 };
 
 inline Layout deal(index_t n, int nprocs, auto&& next_owner_after) {

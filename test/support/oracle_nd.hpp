@@ -7,6 +7,7 @@
 
 #include <redist/dist/collapsed.hpp>
 #include <redist/dist/grid.hpp>
+#include <redist/dist/replicated.hpp>
 
 #include "oracle.hpp"
 
@@ -14,6 +15,14 @@ namespace redist::test {
 
 inline Layout oracle(const Collapsed&, index_t n, int nprocs) {
   return deal(n, nprocs, [](index_t) { return 0; });
+}
+
+/// REPLICATED: every process holds the whole dimension, element g at local index g; owner[g] is 0.
+inline Layout oracle(const Replicated&, index_t n, int nprocs) {
+  Layout o = deal(n, nprocs, [](index_t) { return 0; });
+  for (int p = 1; p < nprocs; ++p) o.globals[p] = o.globals[0];
+  o.copies = true;
+  return o;
 }
 
 /// What the N-D oracle needs to know of a layout, spelled out without the library's mapping.
@@ -94,14 +103,24 @@ Layout oracle_nd(const GridSpec<N>& s, const std::array<Layout, N>& dims) {
     for (std::size_t d = 0; d < N; ++d) g[d] = rest % s.extents[d], rest /= s.extents[d];
     std::array<int, N> c{};
     for (std::size_t d = 0; d < N; ++d) c[d] = (dims[d].owner[g[d]] + s.offsets[d]) % s.grid[d];
+    // Every holder: the owner's coordinates, but any along a dimension held in copies.
+    auto holds = [&](const std::array<int, N>& q) {
+      for (std::size_t d = 0; d < N; ++d)
+        if (!dims[d].copies && q[d] != c[d]) return false;
+      return true;
+    };
     int r = -1;
-    for (int q = 0; q < s.nprocs; ++q)
-      if (in_grid[q] && coords[q] == c) r = q;
+    for (int q = 0; q < s.nprocs; ++q) {
+      if (!in_grid[q] || !holds(coords[q])) continue;
+      if (coords[q] == c) r = q;
+      index_t at = 0;
+      for (std::size_t d = 0; d < N; ++d) at += dims[d].local[g[d]] * stride[q][d];
+      out.globals[q][at] = id;
+    }
     index_t off = 0;
     for (std::size_t d = 0; d < N; ++d) off += dims[d].local[g[d]] * stride[r][d];
     out.owner[id] = r;
     out.local[id] = off;
-    out.globals[r][off] = id;
   }
   return out;
 }

@@ -11,6 +11,7 @@
 
 #include <redist/dist/grid.hpp>
 #include <redist/dist/ldd.hpp>
+#include <redist/dist/replicated.hpp>
 
 namespace redist {
 
@@ -140,6 +141,51 @@ struct rank_one {
   constexpr std::array<index_t, 1> strides(int) const noexcept { return {1}; }
   constexpr std::size_t fastest() const noexcept { return 0; }
 };
+
+/// Whether dimension d of layout l is held in copies along its grid dimension (Replicated): known
+/// from the 1-D mapping's type; false for a layout that does not show its mappings.
+template <class M>
+constexpr bool held_in_copies(const rank_one<M>&, std::size_t) noexcept {
+  return replicated_mapping<M>;
+}
+template <class L>
+constexpr bool held_in_copies(const L& l, std::size_t d) {
+  bool copies = false;
+  if constexpr (requires { l.visit_dimension(d, [](const auto&, auto) {}); })
+    l.visit_dimension(d, [&](const auto& m, auto) { copies = replicated_mapping<std::remove_cvref_t<decltype(m)>>; });
+  return copies;
+}
+
+/// Whether some dimension of l is held in copies (a section: of its base, kept or dropped).
+template <class L>
+constexpr bool any_copies(const L& l) {
+  if constexpr (requires { l.any_copies(); }) {
+    return l.any_copies();
+  } else {
+    for (std::size_t d = 0; d < L::rank(); ++d)
+      if (held_in_copies(l, d)) return true;
+    return false;
+  }
+}
+
+/// Whether rank s holds the copy of layout l's elements that rank r reads, when l holds some
+/// dimensions in copies (any_copies): along each such dimension, the copy at r's own coordinate
+/// when r is in l's grid (what r holds already stays where it is), else the one at r modulo the
+/// copies (readers outside the grid spread over them). A pure function of the layout and the two
+/// ranks: the sender and the receiver of a plan decide it alike. A section asks its base.
+template <class L>
+constexpr bool serves(const L& l, int s, int r) {
+  if constexpr (requires { l.serves(s, r); }) {
+    return l.serves(s, r);
+  } else {
+    const auto cs = l.coords_of(s);
+    if (!cs) return false;
+    const auto cr = l.coords_of(r);
+    for (std::size_t d = 0; d < L::rank(); ++d)
+      if (held_in_copies(l, d) && (*cs)[d] != (cr ? (*cr)[d] : r % l.grid().extent(d))) return false;
+    return true;
+  }
+}
 }  // namespace detail
 
 }  // namespace redist

@@ -18,6 +18,7 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/grid.hpp>
+#include <redist/dist/replicated.hpp>
 #include <redist/index/basic_cycle.hpp>
 #include <redist/index/grid.hpp>
 #include <redist/index/intersect.hpp>
@@ -353,7 +354,8 @@ auto cyclic_of(const M& m) noexcept {
 /// at every process, so that a plan needs not ask every process for them.
 template <class M>
 concept builtin_mapping = std::same_as<M, Block::mapping> || std::same_as<M, GenBlock::mapping> ||
-                          std::same_as<M, Collapsed::mapping> || std::same_as<M, AnyDist::mapping> || cyclic_1d<M>;
+                          std::same_as<M, Collapsed::mapping> || std::same_as<M, AnyDist::mapping> || cyclic_1d<M> ||
+                          std::same_as<M, Replicated::mapping>;
 
 /// A 1-D layout seen through rank_one (grid coordinate c is process c, no offset).
 template <class L>
@@ -404,6 +406,9 @@ bool owners_of_range(const M& m, index_t lo, index_t hi, std::vector<int>& out) 
       for (int v = 0; v < p; ++v) out.push_back(v);
     else
       for (index_t b = b0; b <= b1; ++b) out.push_back(static_cast<int>(b % p));
+    return true;
+  } else if constexpr (replicated_mapping<M>) {
+    for (int v = 0; v < m.nprocs(); ++v) out.push_back(v);  // every process holds a copy
     return true;
   } else if constexpr (std::same_as<M, AnyDist::mapping>) {
     bool known = false;
@@ -606,10 +611,16 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
     index::grid_sections(p, out);
   };
 
+  // A source held in copies along some dimensions (Replicated): receiver r reads the copy of rank
+  // s only when s serves r (detail::serves: r's own copy when it holds one), so that each element
+  // arrives once. Sender and receiver decide it alike.
+  const bool replicas = any_copies(from);
+  auto reads = [&](int s, int r) { return !replicas || serves(from, s, r); };
+
   std::optional<Table> sends, recvs;
   if (my_src) sends = sender_side(*my_src);
   if (my_dst) recvs = receiver_side(*my_dst);
-  if (my_src && my_dst)
+  if (my_src && my_dst && reads(rank, rank))
     stage.local = collect_message(stage, rank, side::src, [&](std::vector<R>& out) {
       pair_sections(*sends, false, *my_src, rank, *my_dst, rank, out);
     });
@@ -629,7 +640,8 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
       std::array<int, N> c{};
       for (;;) {
         for (std::size_t d = 0; d < N; ++d) c[by_dst ? dst_dim[d] : d] = (*t)[d].peers[i[d]];
-        out.push_back(peer_rank(layout, c));
+        const int q = peer_rank(layout, c);
+        if (by_dst ? reads(rank, q) : reads(q, rank)) out.push_back(q);
         std::size_t d = 0;
         while (d < N && ++i[d] == (*t)[d].peers.size()) i[d++] = 0;
         if (d == N) break;
@@ -641,11 +653,11 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
       stage, rank, nprocs,
       [&](int q, std::vector<R>& out) {
         const auto cq = to.coords_of(q);
-        if (my_src && cq) pair_sections(*sends, false, *my_src, rank, *cq, q, out);
+        if (my_src && cq && reads(rank, q)) pair_sections(*sends, false, *my_src, rank, *cq, q, out);
       },
       [&](int q, std::vector<R>& out) {
         const auto cq = from.coords_of(q);
-        if (my_dst && cq) pair_sections(*recvs, true, *cq, q, *my_dst, rank, out);
+        if (my_dst && cq && reads(q, rank)) pair_sections(*recvs, true, *cq, q, *my_dst, rank, out);
       },
       peers_of(sends, to, true), peers_of(recvs, from, false));
 

@@ -61,6 +61,7 @@ class SectionLayout {
     size_ = 1;
     std::size_t k = 0;
     for (std::size_t d = 0; d < base_rank; ++d) {
+      any_copies_ = any_copies_ || detail::held_in_copies(base, d);
       const std::string why = slice_error(slices[d], base.extent(d), d);
       REDIST_EXPECTS(why.empty(), "redist::SectionLayout(base, slices) requires every slice to lie in its dimension: " + why);
       if (slices[d].kept) {
@@ -71,7 +72,9 @@ class SectionLayout {
         ++k;
         continue;
       }
-      // The grid coordinate that owns a dropped dimension's index, and its local index there.
+      // The grid coordinate that owns a dropped dimension's index, and its local index there (held
+      // in copies: every coordinate holds it, at the same local index).
+      copies_[d] = detail::held_in_copies(base, d);
       for (int c = 0; c < base.grid().extent(d) && owner_[d] < 0; ++c)
         if (const auto l = index::locate(base.ldds(d, c), slices[d].offset)) {
           owner_[d] = c;
@@ -109,12 +112,13 @@ class SectionLayout {
 
   /// Rank r's coordinates in the kept dimensions of M's grid, or nothing when r is outside M's grid
   /// or its coordinate in a dropped dimension does not own that dimension's index (then it holds
-  /// nothing of the section).
+  /// nothing of the section). Along a dropped dimension held in copies every coordinate holds it:
+  /// several ranks then have the same coordinates, each a copy of the section.
   std::optional<coords_type> coords_of(int r) const {
     const auto c = base_.coords_of(r);
     if (!c) return std::nullopt;
     for (std::size_t d = 0; d < base_rank; ++d)
-      if (!slices_[d].kept && (*c)[d] != owner_[d]) return std::nullopt;
+      if (!slices_[d].kept && !copies_[d] && (*c)[d] != owner_[d]) return std::nullopt;
     coords_type out{};
     for (std::size_t k = 0; k < K; ++k) out[k] = (*c)[kept_[k]];
     return out;
@@ -122,6 +126,11 @@ class SectionLayout {
   /// The LDDs of dimension k at grid coordinate c, in section indices, with M's local indices:
   /// index::slice_ldds of M's (O(period), not O(n)).
   LddList ldds(std::size_t k, int c) const { return index::slice_ldds(base_.ldds(kept_[k], c), slices_[kept_[k]]); }
+  /// Whether M holds some dimension in copies, kept or dropped (detail::any_copies).
+  bool any_copies() const noexcept { return any_copies_; }
+  /// Whether rank s holds the copy of the section that rank r reads: M's copy rule (detail::serves),
+  /// along dropped dimensions too.
+  bool serves(int s, int r) const { return coords_of(s).has_value() && detail::serves(base_, s, r); }
   /// Element strides of rank r's local storage (M's) of the kept dimensions.
   extents_type strides(int r) const {
     const auto st = base_.strides(r);
@@ -164,6 +173,8 @@ class SectionLayout {
   index_t size_ = 0;
   std::array<int, base_rank> owner_ = filled(-1);
   std::array<index_t, base_rank> local_{};
+  std::array<bool, base_rank> copies_{};
+  bool any_copies_ = false;
 
   static constexpr std::array<int, base_rank> filled(int v) {
     std::array<int, base_rank> a{};

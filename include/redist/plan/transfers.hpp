@@ -13,7 +13,7 @@ namespace redist {
 
 /// Every message of the redistribution from -> to, of every rank (seed 003's communication
 /// table COM with sizes, local copies included), computed without communication: the size of
-/// the (s, r) message is the product over dimensions of the 1-D intersection sizes, so the cost
+/// the (s, r) message (when s serves r, for a source held in copies) is the product over dimensions of the 1-D intersection sizes, so the cost
 /// is O(Σ_d Ps_d · Pt_d · period + Ps · Pt).
 template <GridSource From, GridLayout To>
 constexpr std::vector<schedule::Transfer> transfers(const From& from_view, const To& to) {
@@ -36,12 +36,14 @@ constexpr std::vector<schedule::Transfer> transfers(const From& from_view, const
     }
   }
   std::vector<schedule::Transfer> out;
+  // A source held in copies: r reads from the ranks that serve it (detail::serves), as in build_plan.
+  const bool replicas = detail::any_copies(from);
   for (int s = 0; s < from.nprocs(); ++s) {
     const auto cs = from.coords_of(s);
     if (!cs) continue;
     for (int r = 0; r < to.nprocs(); ++r) {
       const auto ct = to.coords_of(r);
-      if (!ct) continue;
+      if (!ct || (replicas && !detail::serves(from, s, r))) continue;
       index_t n = 1;
       for (std::size_t k = 0; k < N; ++k) n *= size[fv.perm[k]][(*cs)[fv.perm[k]]][(*ct)[k]];
       if (n > 0) out.push_back({s, r, n});

@@ -1,0 +1,71 @@
+// Replicated placements: a panel of a block-cyclic matrix replicated along the grid's columns
+// (Elemental's [MC,*], DTensor's (Shard(0), Replicate())), every column of the grid then reading its
+// own copy, and a vector every rank holds whole. `b = a` moves into and out of copies like any
+// other layout; what a rank already holds as a copy does not move (explain: no message).
+#include <cstdio>
+#include <functional>
+
+#include <boost/mpi/collectives/all_reduce.hpp>
+
+#include <redist/redist.hpp>
+
+using redist::index_t;
+
+int main(int argc, char* argv[]) {
+  boost::mpi::environment env(argc, argv);
+  boost::mpi::communicator world;
+  const int p = world.size();
+  const redist::Grid grid = p % 2 == 0 ? redist::Grid{p / 2, 2} : redist::Grid{p, 1};
+  const index_t m = 96, n = 40;
+  auto value = [](index_t i, index_t j) { return static_cast<double>(i) * 1000.0 + static_cast<double>(j); };
+
+  // The matrix, 8 x 8 blocks cyclically on the grid, ScaLAPACK's layout.
+  using BlockCyclic = redist::Dist<redist::Cyclic<8>, redist::Cyclic<8>>;
+  redist::DistArray<double, BlockCyclic> a(world, {m, n}, grid);
+  auto fill = [&](auto& x, auto&& f) {
+    const auto e = x.local_extents();
+    for (index_t j = 0; j < e[1]; ++j)
+      for (index_t i = 0; i < e[0]; ++i) {
+        const auto g = x.global_index({i, j});
+        x.local()[static_cast<std::size_t>(x.local_offset({i, j}))] = f(g[0], g[1]);
+      }
+  };
+  auto holds = [&](const auto& x, auto&& f) {
+    bool ok = true;
+    const auto e = x.local_extents();
+    for (index_t j = 0; j < e[1]; ++j)
+      for (index_t i = 0; i < e[0]; ++i) {
+        const auto g = x.global_index({i, j});
+        ok = ok && x.local()[static_cast<std::size_t>(x.local_offset({i, j}))] == f(g[0], g[1]);
+      }
+    return boost::mpi::all_reduce(world, ok, std::logical_and<bool>());
+  };
+  fill(a, value);
+
+  // Rows in blocks over the grid's rows, every grid column a copy of them: [MC,*].
+  using Rows = redist::Dist<redist::Block, redist::Replicated>;
+  redist::DistArray<double, Rows> rows(world, {m, n}, grid);
+  rows = a;
+  bool ok = holds(rows, value);
+
+  // Out of the copies into (Block, Block) on the same grid: each rank extracts its block.
+  redist::DistArray<double, redist::Dist<redist::Block, redist::Block>> b(world, {m, n}, grid);
+  const auto plan = redist::explain(rows, b);
+  b = rows;
+  ok = ok && holds(b, value);
+  const bool none = boost::mpi::all_reduce(world, plan.messages == 0, std::logical_and<bool>());
+
+  // A vector every rank holds whole: column 7 of the matrix, gathered from the copies.
+  redist::DistArray<double, redist::Replicated> x(world, m);
+  redist::section(x, redist::full_extent) = redist::section(rows, redist::full_extent, index_t{7});
+  bool whole = x.local_size() == m;
+  for (index_t i = 0; i < x.local_size(); ++i) whole = whole && x.local()[static_cast<std::size_t>(i)] == value(i, 7);
+  ok = ok && boost::mpi::all_reduce(world, whole, std::logical_and<bool>());
+
+  if (world.rank() == 0)
+    std::printf("%s: a %lld x %lld block-cyclic matrix replicated along the grid's columns, (Block, Block) read out of "
+                "the copies with %s, and a column held whole by every rank\n",
+                ok && none ? "ok" : "FAILED", static_cast<long long>(m), static_cast<long long>(n),
+                none ? "no message" : "messages (unexpected)");
+  return ok && none ? 0 : 1;
+}

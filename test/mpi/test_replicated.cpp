@@ -1,0 +1,149 @@
+// MPI tests of Replicated placements: b = a into and out of copies, 1-D and on grids, every copy
+// checked; what a rank holds as a copy does not move (explain: no message).
+#include <array>
+#include <random>
+#include <vector>
+
+#include <boost/mpi/communicator.hpp>
+#include <catch2/catch.hpp>
+
+#include <redist/redist.hpp>
+
+#include "../support/array_values.hpp"
+#include "../support/array_values_nd.hpp"
+#include "../support/mpi_check.hpp"
+
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_replicated {
+
+using namespace redist;
+namespace mpi = boost::mpi;
+using redist::test::all_ok;
+
+namespace {
+double value_of(index_t g) { return 0.5 + static_cast<double>(g); }
+double value_of2(const std::array<index_t, 2>& g) { return 0.25 + static_cast<double>(g[0]) * 1000.0 + static_cast<double>(g[1]); }
+}  // namespace
+
+TEST_CASE("1-D: every rank receives the whole array, and reads any layout out of its own copy", "[mpi][replicated]") {
+  mpi::communicator world;
+  for (index_t n : {index_t{0}, index_t{1}, index_t{7}, index_t{1000}}) {
+    DistArray<double, Cyclic<3>> a(world, n);
+    test::fill(a, value_of);
+    DistArray<double, Replicated> all(world, n);
+    REQUIRE(all.local_size() == n);
+    all = a;
+    CHECK(all_ok(world, test::holds(all, value_of)));
+    // Out of the copies: no message on any rank.
+    DistArray<double, Block> b(world, n);
+    CHECK(explain(all, b).messages == 0);
+    b = all;
+    CHECK(all_ok(world, test::holds(b, value_of)));
+    CHECK(explain(all, b).messages == 0);
+    DistArray<double, Replicated> again(world, n);
+    again = all;
+    CHECK(all_ok(world, test::holds(again, value_of)));
+    CHECK(explain(all, again).messages == 0);
+  }
+}
+
+TEST_CASE("1-D copies under every general schedule, and extents that differ between ranks refused", "[mpi][replicated]") {
+  mpi::communicator world;
+  const index_t n = 300;
+  std::vector<index_t> sizes(static_cast<std::size_t>(world.size()), 0);
+  for (index_t g = 0; g < n; ++g) ++sizes[static_cast<std::size_t>((g * g) % world.size())];  // uneven
+  DistArray<double, GenBlock> a(world, n, GenBlock(sizes));
+  test::fill(a, value_of);
+  auto each = [&](auto policy) {
+    DistArray<double, Replicated> all(world, n);
+    redistribute(a, all, policy);
+    DistArray<double, Cyclic<4>> c(world, n);
+    redistribute(all, c, policy);
+    return test::holds(all, value_of) && test::holds(c, value_of);
+  };
+  CHECK(all_ok(world, each(schedule::all_at_once)));
+  CHECK(all_ok(world, each(schedule::caterpillar)));
+  CHECK(all_ok(world, each(schedule::relative_group)));
+  CHECK(all_ok(world, each(schedule::automatic)));
+  if (world.size() > 1)
+    CHECK_THROWS_AS((DistArray<double, Replicated>(world, world.rank() == 0 ? n : n + 1)), redist::error);
+}
+
+TEST_CASE("2-D: (Block, Block) <-> (Block, Replicated) on one grid, and to other grids", "[mpi][replicated][2d]") {
+  mpi::communicator world;
+  const int p = world.size();
+  const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{p, 1};
+  const std::array<index_t, 2> ext{37, 29};
+  DistArray<double, Dist<Block, Block>> a(world, ext, g);
+  test::fill_nd(a, value_of2);
+  DistArray<double, Dist<Block, Replicated>> rows(world, ext, g);
+  rows = a;  // a gather along each grid row
+  CHECK(all_ok(world, test::holds_nd(rows, value_of2)));
+  // Back: every rank extracts its block from its own copy.
+  test::fill_nd(a, [](const auto&) { return -1.0; });
+  CHECK(explain(rows, a).messages == 0);
+  a = rows;
+  CHECK(all_ok(world, test::holds_nd(a, value_of2)));
+  // Copies to a block-cyclic layout on the transposed grid, and all of it everywhere.
+  const Grid gt = Grid{g.extent(1), g.extent(0)};
+  DistArray<double, Dist<Cyclic<>, Cyclic<>>> c(world, ext, Dist{Cyclic<>{4}, Cyclic<>{3}}, gt);
+  c = rows;
+  CHECK(all_ok(world, test::holds_nd(c, value_of2)));
+  DistArray<double, Dist<Replicated, Replicated>> everywhere(world, ext, g);
+  everywhere = c;
+  CHECK(all_ok(world, test::holds_nd(everywhere, value_of2)));
+  CHECK(explain(everywhere, rows).messages == 0);
+  test::fill_nd(rows, [](const auto&) { return -1.0; });
+  rows = everywhere;
+  CHECK(all_ok(world, test::holds_nd(rows, value_of2)));
+}
+
+TEST_CASE("Copies on a subset of the ranks serve the others", "[mpi][replicated][subset]") {
+  mpi::communicator world;
+  const index_t n = 101;
+  // The copies on rank 0 only (a grid of one process) or on the first half.
+  for (int holders : {1, std::max(1, world.size() / 2)}) {
+    DistArray<double, Dist<Replicated>> src(world, {n}, Grid{holders});
+    test::fill_nd(src, [](const std::array<index_t, 1>& g) { return value_of(g[0]); });
+    DistArray<double, Dist<Cyclic<2>>> dst(world, {n}, Grid{world.size()});
+    dst = src;
+    CHECK(all_ok(world, test::holds_nd(dst, [](const std::array<index_t, 1>& g) { return value_of(g[0]); })));
+    DistArray<double, Dist<Replicated>> back(world, {n}, Grid{world.size()});
+    back = dst;
+    CHECK(all_ok(world, test::holds_nd(back, [](const std::array<index_t, 1>& g) { return value_of(g[0]); })));
+  }
+}
+
+TEST_CASE("Sections of copies: a column of (Block, Replicated) is written in every copy, read from one",
+          "[mpi][replicated][section]") {
+  mpi::communicator world;
+  const int p = world.size();
+  const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{p, 1};
+  const std::array<index_t, 2> ext{23, 9};
+  DistArray<double, Dist<Block, Replicated>> rows(world, ext, g);
+  test::fill_nd(rows, [](const auto&) { return -1.0; });
+  DistArray<double, Cyclic<2>> v(world, ext[0]);
+  test::fill(v, value_of);
+  // Into column 3 of every copy (a dropped dimension held in copies).
+  section(rows, full_extent, index_t{3}) = section(v, full_extent);
+  CHECK(all_ok(world, test::holds_nd(rows, [](const std::array<index_t, 2>& x) { return x[1] == 3 ? value_of(x[0]) : -1.0; })));
+  // Out of it, into another 1-D layout.
+  DistArray<double, Block> w(world, ext[0]);
+  section(w, full_extent) = section(rows, full_extent, index_t{3});
+  CHECK(all_ok(world, test::holds(w, value_of)));
+  // A kept dimension held in copies, as the source of a scaled update: each element once.
+  test::fill_nd(rows, value_of2);
+  DistArray<double, Dist<Block, Block>> b(world, {ext[0], 4}, g);
+  test::fill_nd(b, [](const auto&) { return 1.0; });
+  section(b, full_extent, full_extent) = section(rows, full_extent, std::pair{index_t{2}, index_t{6}});
+  CHECK(all_ok(world, test::holds_nd(b, [](const std::array<index_t, 2>& x) { return value_of2({x[0], x[1] + 2}); })));
+  DistArray<double, Dist<Block, Replicated>> c(world, ext, g);
+  test::fill_nd(c, [](const auto&) { return 1.0; });
+  DistArray<double, Dist<Cyclic<3>, Block>> d(world, ext, g);
+  test::fill_nd(d, [](const auto&) { return 1.0; });
+  d = 2.0 * c + 3.0 * d;
+  CHECK(all_ok(world, test::holds_nd(d, [](const auto&) { return 5.0; })));
+}
+
+}  // namespace mpi_test_replicated

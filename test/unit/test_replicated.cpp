@@ -1,0 +1,239 @@
+// Replicated placements (issue "Replicated and partial placements"): a dimension every process of
+// its grid dimension holds whole. Virtual-rank property tests against the brute-force oracle
+// (extended with copies: every holder of an element is checked, and written exactly once), 1-D to
+// 3-D, with every other distribution; and the plans' messages: nothing a receiver holds moves,
+// and receivers spread over the copies.
+#include <array>
+#include <map>
+#include <random>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <catch2/catch.hpp>
+
+#include <redist/dist/block.hpp>
+#include <redist/dist/collapsed.hpp>
+#include <redist/dist/cyclic.hpp>
+#include <redist/dist/dist.hpp>
+#include <redist/dist/gen_block.hpp>
+#include <redist/dist/replicated.hpp>
+#include <redist/plan/plan.hpp>
+#include <redist/plan/stepwise.hpp>
+#include <redist/plan/transfers.hpp>
+
+#include "../support/oracle_nd.hpp"
+#include "../support/random_dists.hpp"
+#include "../support/random_grid.hpp"
+#include "../support/simulator.hpp"
+
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_replicated {
+
+using namespace redist;
+using redist::test::random_case;
+namespace mp11 = boost::mp11;
+
+namespace {
+
+struct BuildGridPlan {
+  template <class From, class To>
+  auto operator()(const From& from, const To& to, int rank) const {
+    return build_grid_plan(from, to, rank);
+  }
+};
+
+template <class A, class B>
+test::SimResult check_pair(const A& a, const B& b) {
+  const auto res = test::simulate(a.mapping, b.mapping, a.layout, b.layout, {}, BuildGridPlan{});
+  INFO(res.failure);
+  REQUIRE(res.ok);
+  REQUIRE(res.unwalked == 0);
+  return res;
+}
+
+/// The remote messages of every rank's plan, as (sender, receiver) -> elements.
+template <class Plans>
+std::map<std::pair<int, int>, index_t> traffic(const Plans& plans) {
+  std::map<std::pair<int, int>, index_t> t;
+  for (const auto& p : plans)
+    for (const auto& st : p.stages)
+      for (const Message& m : st.sends) t[{p.rank, m.peer}] += m.size;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("Replicated's mapping: every process holds every element at its own index", "[replicated]") {
+  const Replicated::mapping m(Replicated{}, 10, 3);
+  for (int p = 0; p < 3; ++p) {
+    CHECK(m.local_size(p) == 10);
+    const LddSet s = m.ldds(p);
+    REQUIRE(s.size() == 1);
+    CHECK(*s.begin() == Ldd{0, 10, 10, 1, 0});
+    CHECK(m.global_index(p, 7) == 7);
+  }
+  CHECK(m.owner(9) == 0);
+  CHECK(m.local_index(9) == 9);
+  CHECK(m.local_size(3) == 0);
+  CHECK(Replicated::mapping(Replicated{}, 0, 2).ldds(1).size() == 0);
+  CHECK_THROWS_WITH(Replicated::mapping(Replicated{}, -1, 2), Catch::Contains("requires n to be >= 0"));
+}
+
+using Dists1D = mp11::mp_list<Block, Cyclic<dynamic>, GenBlock, Replicated>;
+using Pairs1D = mp11::mp_product<mp11::mp_list, Dists1D, Dists1D>;
+
+TEMPLATE_LIST_TEST_CASE("1-D pairs with Replicated on either side are exact in the simulation", "[replicated][simulate][1d]",
+                        Pairs1D) {
+  using From = mp11::mp_first<TestType>;
+  using To = mp11::mp_second<TestType>;
+  if constexpr (!std::is_same_v<From, Replicated> && !std::is_same_v<To, Replicated>) return;
+  std::mt19937_64 rng(33);
+  for (int t = 0; t < 40; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 24);
+    const index_t n = static_cast<index_t>(rng() % 200);
+    const From df = test::make_dist<From>(n, nprocs, rng);
+    const To dt = test::make_dist<To>(n, nprocs, rng);
+    const typename From::mapping mf(df, n, nprocs);
+    const typename To::mapping mt(dt, n, nprocs);
+    INFO("n = " << n << ", P = " << nprocs);
+    const auto res = test::simulate(mf, mt, test::oracle(df, n, nprocs), test::oracle(dt, n, nprocs));
+    INFO(res.failure);
+    REQUIRE(res.ok);
+    REQUIRE(res.unwalked == 0);
+    // Replicated to anything on the same ranks: every rank holds what it needs.
+    if (std::is_same_v<From, Replicated>) CHECK(res.messages == 0);
+    // Anything to Replicated: every rank receives all it does not hold, once.
+    if (std::is_same_v<To, Replicated> && !std::is_same_v<From, Replicated>) {
+      index_t expected = 0;
+      for (int p = 0; p < nprocs; ++p) expected += n - mf.local_size(p);
+      CHECK(res.moved == expected);
+    }
+  }
+}
+
+using Dists2D = mp11::mp_list<Dist<Block, Replicated>, Dist<Replicated, Cyclic<>>, Dist<Replicated, Replicated>,
+                              Dist<GenBlock, Replicated>, Dist<Cyclic<>, Block>, Dist<Collapsed, Replicated>>;
+using Pairs2D = mp11::mp_product<mp11::mp_list, Dists2D, Dists2D>;
+
+TEMPLATE_LIST_TEST_CASE("2-D pairs with Replicated dimensions are exact in the simulation", "[replicated][simulate][2d]",
+                        Pairs2D) {
+  using A = mp11::mp_first<TestType>;
+  using B = mp11::mp_second<TestType>;
+  std::mt19937_64 rng(2033);
+  for (int t = 0; t < 10; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 40);
+    const std::array<index_t, 2> ext{static_cast<index_t>(rng() % 30), static_cast<index_t>(rng() % 30)};
+    auto a = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<A, mp11::mp_list>*>(nullptr));
+    auto b = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
+    INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x " << ext[1]);
+    check_pair(a, b);
+  }
+}
+
+using Dists3D = mp11::mp_list<Dist<Block, Replicated, Cyclic<>>, Dist<Replicated, Cyclic<>, GenBlock>,
+                              Dist<Cyclic<>, Block, Replicated>>;
+using Pairs3D = mp11::mp_product<mp11::mp_list, Dists3D, Dists3D>;
+
+TEMPLATE_LIST_TEST_CASE("3-D pairs with Replicated dimensions are exact in the simulation", "[replicated][simulate][3d]",
+                        Pairs3D) {
+  using A = mp11::mp_first<TestType>;
+  using B = mp11::mp_second<TestType>;
+  std::mt19937_64 rng(3033);
+  for (int t = 0; t < 6; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 40);
+    const std::array<index_t, 3> ext{static_cast<index_t>(rng() % 12), static_cast<index_t>(rng() % 12),
+                                     static_cast<index_t>(rng() % 12)};
+    auto a = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<A, mp11::mp_list>*>(nullptr));
+    auto b = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
+    INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x " << ext[1] << " x " << ext[2]);
+    check_pair(a, b);
+  }
+}
+
+namespace {
+/// A layout on a grid of the first P ranks, row-major grid, column-major storage, no offsets.
+template <class D>
+auto on_grid(const D& dist, std::array<index_t, 2> ext, std::array<int, 2> grid, int nprocs) {
+  const test::GridSpec<2> s{ext, grid, Order::row_major, 0, {0, 0}, Order::column_major, 0, nprocs, {}};
+  return test::bind_case(dist, s, std::index_sequence<0, 1>{});
+}
+}  // namespace
+
+TEST_CASE("What a receiver holds as a copy stays: (Block, Replicated) -> (Block, Block) on one grid moves nothing",
+          "[replicated][messages]") {
+  const std::array<index_t, 2> ext{37, 29};
+  const auto a = on_grid(Dist<Block, Replicated>{}, ext, {4, 2}, 8);
+  const auto b = on_grid(Dist<Block, Block>{}, ext, {4, 2}, 8);
+  CHECK(check_pair(a, b).messages == 0);
+  const auto c = on_grid(Dist<Replicated, Replicated>{}, ext, {4, 2}, 8);
+  CHECK(check_pair(c, b).messages == 0);
+  CHECK(check_pair(c, a).messages == 0);
+  // And the other way, every grid column receives the row blocks' columns it lacks: from the one
+  // rank of its grid row that holds them (a gather along the grid's rows).
+  const auto back = check_pair(b, a);
+  CHECK(back.messages == 8);
+  CHECK(back.moved == ext[0] * ext[1]);
+}
+
+TEST_CASE("Receivers outside the copies' grid spread over the copies", "[replicated][messages]") {
+  // (Replicated, Replicated) on the grid 1 x 2 of ranks 0-1 -> (Block, Block) on 2 x 3 of ranks 0-5:
+  // ranks 0 and 1 read their own copy; ranks 2-5 read copy r mod 2, so each copy serves two of them.
+  const std::array<index_t, 2> ext{20, 30};
+  const auto a = on_grid(Dist<Replicated, Replicated>{}, ext, {1, 2}, 6);
+  const auto b = on_grid(Dist<Block, Block>{}, ext, {2, 3}, 6);
+  std::vector<decltype(build_grid_plan(a.mapping, b.mapping, 0))> plans;
+  for (int r = 0; r < 6; ++r) plans.push_back(build_grid_plan(a.mapping, b.mapping, r));
+  const auto res = test::simulate_plans(plans, a.layout, b.layout);
+  INFO(res.failure);
+  REQUIRE(res.ok);
+  const auto t = traffic(plans);
+  CHECK(t.size() == 4);
+  for (int r = 2; r < 6; ++r) CHECK(t.count({r % 2, r}) == 1);
+  CHECK(plans[0].stages[0].local.size == 10 * 10);
+  CHECK(plans[1].stages[0].local.size == 10 * 10);
+}
+
+namespace {
+template <class Policy>
+struct PlanUnder {
+  template <class From, class To>
+  auto operator()(const From& from, const To& to, int rank) const {
+    return plan_with(from, to, rank, Policy{});
+  }
+};
+}  // namespace
+
+TEST_CASE("grid_transfers of a source in copies is its plans' table; caterpillar and relative-group schedules are exact",
+          "[replicated][schedule]") {
+  std::mt19937_64 rng(79);
+  const test::SimChecks strict{true, true};
+  for (int t = 0; t < 30; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 20);
+    const std::array<index_t, 2> ext{static_cast<index_t>(1 + rng() % 25), static_cast<index_t>(1 + rng() % 25)};
+    auto a = random_case<Replicated, Cyclic<>>(ext, nprocs, rng);
+    auto b = random_case<Block, Replicated>(ext, nprocs, rng);
+    INFO("trial " << t << ", P = " << nprocs);
+    std::map<std::pair<int, int>, index_t> from_plans, from_table;
+    for (int r = 0; r < nprocs; ++r) {
+      const GridPlan whole = build_grid_plan(a.mapping, b.mapping, r);
+      const auto& p = whole.only();
+      for (const Message& m : p.sends) from_plans[{r, m.peer}] = m.size;
+      if (p.local.size > 0) from_plans[{r, r}] = p.local.size;
+    }
+    for (const auto& tr : grid_transfers(a.mapping, b.mapping)) from_table[{tr.sender, tr.receiver}] = tr.size;
+    CHECK(from_plans == from_table);
+    const auto cat = test::simulate(a.mapping, b.mapping, a.layout, b.layout, strict, PlanUnder<schedule::caterpillar_t>{});
+    INFO(cat.failure);
+    REQUIRE(cat.ok);
+    const auto rg = test::simulate(a.mapping, b.mapping, a.layout, b.layout, strict, PlanUnder<schedule::relative_group_t>{});
+    INFO(rg.failure);
+    REQUIRE(rg.ok);
+  }
+}
+
+}  // namespace unit_test_replicated
