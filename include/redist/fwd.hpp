@@ -22,6 +22,10 @@ class Cyclic;
 class GenBlock;
 class Collapsed;
 class Replicated;
+template <class Op>
+class Partial;
+struct min_op;
+struct max_op;
 template <class... D>
 class Dist;
 template <std::size_t... E>

@@ -18,6 +18,7 @@
 #include <redist/dist/gen_block.hpp>
 #include <redist/dist/grid.hpp>
 #include <redist/dist/ldd.hpp>
+#include <redist/dist/partial.hpp>
 #include <redist/dist/replicated.hpp>
 #include <redist/dist/slice.hpp>
 #include <redist/index/basic_cycle.hpp>

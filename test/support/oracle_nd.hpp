@@ -7,6 +7,7 @@
 
 #include <redist/dist/collapsed.hpp>
 #include <redist/dist/grid.hpp>
+#include <redist/dist/partial.hpp>
 #include <redist/dist/replicated.hpp>
 
 #include "oracle.hpp"
@@ -15,6 +16,16 @@ namespace redist::test {
 
 inline Layout oracle(const Collapsed&, index_t n, int nprocs) {
   return deal(n, nprocs, [](index_t) { return 0; });
+}
+
+/// PARTIAL as a destination: every process stores the whole dimension, process 0 receives it (its
+/// elements at local index g), the others nothing (their places -1, never written: they hold the
+/// identity, which the array layer writes, not the plan).
+template <class Op>
+inline Layout oracle(const Partial<Op>&, index_t n, int nprocs) {
+  Layout o = deal(n, nprocs, [](index_t) { return 0; });
+  for (int p = 1; p < nprocs; ++p) o.globals[p].assign(static_cast<std::size_t>(n), -1);
+  return o;
 }
 
 /// REPLICATED: every process holds the whole dimension, element g at local index g; owner[g] is 0.

@@ -1,5 +1,5 @@
-// Replicated placements (issue "Replicated and partial placements"): a dimension every process of
-// its grid dimension holds whole. Virtual-rank property tests against the brute-force oracle
+// Replicated and partial placements (issue "Replicated and partial placements"): a dimension every
+// process of its grid dimension holds whole, the same values or partial ones. Virtual-rank property tests against the brute-force oracle
 // (extended with copies: every holder of an element is checked, and written exactly once), 1-D to
 // 3-D, with every other distribution; and the plans' messages: nothing a receiver holds moves,
 // and receivers spread over the copies.
@@ -16,6 +16,7 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/dist/gen_block.hpp>
+#include <redist/dist/partial.hpp>
 #include <redist/dist/replicated.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/plan/stepwise.hpp>
@@ -196,6 +197,41 @@ TEST_CASE("Receivers outside the copies' grid spread over the copies", "[replica
   for (int r = 2; r < 6; ++r) CHECK(t.count({r % 2, r}) == 1);
   CHECK(plans[0].stages[0].local.size == 10 * 10);
   CHECK(plans[1].stages[0].local.size == 10 * 10);
+}
+
+using PartialDsts = mp11::mp_list<Dist<Block, Partial<>>, Dist<Partial<max_op>, Cyclic<>>, Dist<Partial<>, Partial<>>>;
+using PartialPairs = mp11::mp_product<mp11::mp_list, Dists2D, PartialDsts>;
+
+TEMPLATE_LIST_TEST_CASE("Into partial values: process 0 of each Partial dimension receives, once, and no other",
+                        "[partial][simulate][2d]", PartialPairs) {
+  using A = mp11::mp_first<TestType>;
+  using B = mp11::mp_second<TestType>;
+  std::mt19937_64 rng(2034);
+  for (int t = 0; t < 10; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 40);
+    const std::array<index_t, 2> ext{static_cast<index_t>(rng() % 30), static_cast<index_t>(rng() % 30)};
+    auto a = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<A, mp11::mp_list>*>(nullptr));
+    auto b = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
+    INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x " << ext[1]);
+    check_pair(a, b);
+  }
+}
+
+TEST_CASE("1-D Block -> Partial: every rank but 0 sends its block to rank 0, and nothing else moves", "[partial][messages]") {
+  for (int nprocs : {1, 2, 5, 8})
+    for (index_t n : {index_t{0}, index_t{3}, index_t{40}}) {
+      const Block::mapping from(Block{}, n, nprocs);
+      const Partial<>::mapping to(Partial<>{}, n, nprocs);
+      const auto res = test::simulate(from, to, test::oracle(Block{}, n, nprocs), test::oracle(Partial<>{}, n, nprocs));
+      INFO("P = " << nprocs << ", n = " << n << ": " << res.failure);
+      REQUIRE(res.ok);
+      index_t senders = 0;
+      for (int p = 1; p < nprocs; ++p) senders += from.local_size(p) > 0 ? 1 : 0;
+      CHECK(res.messages == senders);
+      CHECK(res.moved == n - from.local_size(0));
+    }
 }
 
 namespace {

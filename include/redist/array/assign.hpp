@@ -61,6 +61,26 @@ struct rhs_traits<Update<E, B, T>> {
 };
 template <class E>
 concept AssignmentSource = rhs_traits<std::remove_cvref_t<E>>::valid;
+
+/// True when a right-hand side reads an array with Partial dimensions (its term's array).
+template <class E>
+constexpr bool rhs_has_partial() {
+  if constexpr (DistributedArray<E>) return has_partial<E>;
+  else if constexpr (requires { typename term_traits<E>::array_type; }) return has_partial<typename term_traits<E>::array_type>;
+  else return false;
+}
+template <class E, class T>
+constexpr bool rhs_has_partial_of(const Scaled<E, T>*) {
+  return rhs_has_partial<E>();
+}
+template <class E, class B, class T>
+constexpr bool rhs_has_partial_of(const Update<E, B, T>*) {
+  return rhs_has_partial<E>() || has_partial<B>;
+}
+template <class E>
+constexpr bool rhs_has_partial_of(const E*) {
+  return rhs_has_partial<E>();
+}
 }  // namespace detail
 
 /// `b <<= e`: the assignment b = e as a value, to be run with others by redist::assign(...) or
@@ -86,6 +106,9 @@ using held_const_t = std::conditional_t<std::is_lvalue_reference_v<X>, const std
 template <class B, detail::AssignmentSource E>
   requires DistributedArray<std::remove_cvref_t<B>>
 Assignment<detail::held_t<B>, detail::held_const_t<E>> operator<<=(B&& b, E&& e) {
+  static_assert(!detail::has_partial<std::remove_cvref_t<B>> &&
+                    !detail::rhs_has_partial_of(static_cast<const std::remove_cvref_t<E>*>(nullptr)),
+                "redist::assign(b <<= e) and redist::start(b <<= e) do not take arrays with Partial dimensions: use b = a");
   return {std::forward<B>(b), std::forward<E>(e)};
 }
 

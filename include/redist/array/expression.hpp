@@ -180,6 +180,8 @@ void update(const E& term, Dst& dst, typename Dst::value_type alpha, typename Ds
   using T = typename Dst::value_type;
   static_assert(runtime::scalable<T>, "redist: b = alpha * op(a) + beta * b requires an arithmetic or std::complex "
                                       "element type");
+  static_assert(!has_partial<typename traits::array_type> && !has_partial<Dst>,
+                "redist: b = alpha * op(a) + beta * b does not take arrays with Partial dimensions: assign b = a first");
   check_term(term, dst, call);
   const auto& a = term.array;
   auto local = dst.local();

@@ -190,10 +190,14 @@ class Redistribution {
   /// Runs the plan storing every element by op, a scaled update (runtime/store.hpp): b = alpha *
   /// op(a) [+ beta * b] computed inside the unpack and the local copy. Collective; by messages
   /// (no shared memory, no datatypes).
-  template <class T, class Op>
-  void run_update(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, const Op& op) {
+  /// `before()` runs after the first run's agreement, before any element moves (what must be
+  /// written into dst first: the identity partial values fold into).
+  template <class T, class Op, class Before = void (*)()>
+  void run_update(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, const Op& op,
+                  Before&& before = [] {}) {
     const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
     first_run<T>(comm, src.size(), dst.size(), Op::assigns);
+    before();
     auto parts = boost::hana::make_tuple(runtime::part(plan_, src, dst, workspace_, op));
     const auto c = static_cast<MPI_Comm>(comm);
     runtime::start(parts, workspace_.exchange, c, nullptr, options_.max_message_bytes, runtime::message_tag);

@@ -11,6 +11,8 @@
 
 #include <redist/dist/grid.hpp>
 #include <redist/dist/ldd.hpp>
+#include <redist/detail/math.hpp>
+#include <redist/dist/partial.hpp>
 #include <redist/dist/replicated.hpp>
 
 namespace redist {
@@ -166,6 +168,41 @@ constexpr bool any_copies(const L& l) {
       if (held_in_copies(l, d)) return true;
     return false;
   }
+}
+
+/// Whether dimension d of layout l holds partial values (Partial), from its 1-D mapping's type.
+template <class M>
+constexpr bool held_partially(const rank_one<M>&, std::size_t) noexcept {
+  return partial_mapping<M>;
+}
+template <class L>
+constexpr bool held_partially(const L& l, std::size_t d) {
+  bool partial = false;
+  if constexpr (requires { l.visit_dimension(d, [](const auto&, auto) {}); })
+    l.visit_dimension(d, [&](const auto& m, auto) { partial = partial_mapping<std::remove_cvref_t<decltype(m)>>; });
+  return partial;
+}
+/// Whether some dimension of l holds partial values.
+template <class L>
+constexpr bool any_partial(const L& l) {
+  for (std::size_t d = 0; d < L::rank(); ++d)
+    if (held_partially(l, d)) return true;
+  return false;
+}
+/// Whether rank r receives the elements of destination layout l: it is in l's grid and, along
+/// every dimension of partial values, it is the dimension's process 0 (the others hold Op's
+/// identity, which the array layer writes).
+template <class L>
+constexpr bool receives(const L& l, int r) {
+  const auto c = l.coords_of(r);
+  if (!c) return false;
+  for (std::size_t d = 0; d < L::rank(); ++d) {
+    if (!held_partially(l, d)) continue;
+    int offset = 0;
+    if constexpr (requires { l.offsets(); }) offset = l.offsets()[d];
+    if (floor_mod((*c)[d] - offset, l.grid().extent(d)) != 0) return false;
+  }
+  return true;
 }
 
 /// Whether rank s holds the copy of layout l's elements that rank r reads, when l holds some

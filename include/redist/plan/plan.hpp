@@ -613,9 +613,11 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
 
   // A source held in copies along some dimensions (Replicated): receiver r reads the copy of rank
   // s only when s serves r (detail::serves: r's own copy when it holds one), so that each element
-  // arrives once. Sender and receiver decide it alike.
-  const bool replicas = any_copies(from);
-  auto reads = [&](int s, int r) { return !replicas || serves(from, s, r); };
+  // arrives once. A destination of partial values (Partial): only the ranks that receive (process
+  // 0 of those dimensions) get the elements. Sender and receiver decide it alike. (A source of
+  // partial values needs nothing here: every holder sends, and the receiver folds.)
+  const bool replicas = any_copies(from), partial_to = any_partial(to);
+  auto reads = [&](int s, int r) { return (!replicas || serves(from, s, r)) && (!partial_to || receives(to, r)); };
 
   std::optional<Table> sends, recvs;
   if (my_src) sends = sender_side(*my_src);

@@ -36,14 +36,15 @@ constexpr std::vector<schedule::Transfer> transfers(const From& from_view, const
     }
   }
   std::vector<schedule::Transfer> out;
-  // A source held in copies: r reads from the ranks that serve it (detail::serves), as in build_plan.
-  const bool replicas = detail::any_copies(from);
+  // A source held in copies: r reads from the ranks that serve it (detail::serves); a destination
+  // of partial values: only the ranks that receive (detail::receives); as in build_plan.
+  const bool replicas = detail::any_copies(from), partial_to = detail::any_partial(to);
   for (int s = 0; s < from.nprocs(); ++s) {
     const auto cs = from.coords_of(s);
     if (!cs) continue;
     for (int r = 0; r < to.nprocs(); ++r) {
       const auto ct = to.coords_of(r);
-      if (!ct || (replicas && !detail::serves(from, s, r))) continue;
+      if (!ct || (replicas && !detail::serves(from, s, r)) || (partial_to && !detail::receives(to, r))) continue;
       index_t n = 1;
       for (std::size_t k = 0; k < N; ++k) n *= size[fv.perm[k]][(*cs)[fv.perm[k]]][(*ct)[k]];
       if (n > 0) out.push_back({s, r, n});

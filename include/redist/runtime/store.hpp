@@ -70,6 +70,18 @@ struct rescale_op {
   void operator()(T& dst, const T&) const noexcept { dst = static_cast<T>(beta * dst); }
 };
 
+/// dst = op(dst, src): a contribution folded into the element (a source of partial values,
+/// Partial<Op>; dst holds op's identity before the first).
+template <class Op>
+struct fold_op {
+  static constexpr bool assigns = false;
+  [[no_unique_address]] Op op{};
+  template <class T>
+  void operator()(T& dst, const T& src) const {
+    dst = static_cast<T>(op(dst, src));
+  }
+};
+
 /// The store of one assignment, chosen at run time (beta = 0 must not read b, alpha = 0 must not
 /// read a): operator()(f) calls f with the store operation, so that the kernels are instantiated
 /// once per operation and the choice is made once per message, not per element.

@@ -1,0 +1,132 @@
+// MPI tests of Partial placements: b = a out of partial values (folded on the way, every op) into
+// every layout, into partial values (process 0 of the dimension receives, the others the
+// identity), 1-D and on grids; exact with integer-valued doubles and ints.
+#include <array>
+#include <functional>
+#include <limits>
+
+#include <boost/mpi/communicator.hpp>
+#include <catch2/catch.hpp>
+
+#include <redist/redist.hpp>
+
+#include "../support/array_values.hpp"
+#include "../support/array_values_nd.hpp"
+#include "../support/mpi_check.hpp"
+
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace mpi_test_partial {
+
+using namespace redist;
+namespace mpi = boost::mpi;
+using redist::test::all_ok;
+
+namespace {
+/// Rank r's partial value of element g, and their sum over P ranks.
+double part(index_t g, int r) { return static_cast<double>(g) * 1000.0 + static_cast<double>(r); }
+double sum_of(index_t g, int p) { return static_cast<double>(g) * 1000.0 * p + static_cast<double>(p) * (p - 1) / 2.0; }
+}  // namespace
+
+TEST_CASE("1-D: partial sums fold into Block, Replicated and Cyclic, and into partial values again", "[mpi][partial]") {
+  mpi::communicator world;
+  const int p = world.size();
+  for (index_t n : {index_t{0}, index_t{1}, index_t{13}, index_t{1000}}) {
+    DistArray<double, Partial<>> a(world, n);
+    REQUIRE(a.local_size() == n);
+    test::fill(a, [&](index_t g) { return part(g, world.rank()); });
+    DistArray<double, Block> b(world, n);
+    test::fill(b, [](index_t) { return -7.0; });
+    b = a;
+    CHECK(all_ok(world, test::holds(b, [&](index_t g) { return sum_of(g, p); })));
+    DistArray<double, Replicated> all(world, n);
+    all = a;
+    CHECK(all_ok(world, test::holds(all, [&](index_t g) { return sum_of(g, p); })));
+    DistArray<double, Cyclic<3>> c(world, n);
+    c = a;
+    CHECK(all_ok(world, test::holds(c, [&](index_t g) { return sum_of(g, p); })));
+    // Into partial values: rank 0 holds the element, the others 0; folding them back gives it again.
+    DistArray<double, Partial<>> q(world, n);
+    test::fill(q, [](index_t) { return -1.0; });
+    q = b;
+    CHECK(all_ok(world, test::holds(q, [&](index_t g) { return world.rank() == 0 ? sum_of(g, p) : 0.0; })));
+    DistArray<double, Block> back(world, n);
+    back = q;
+    CHECK(all_ok(world, test::holds(back, [&](index_t g) { return sum_of(g, p); })));
+    // Partial to partial: folded at rank 0.
+    DistArray<double, Partial<>> again(world, n);
+    again = a;
+    CHECK(all_ok(world, test::holds(again, [&](index_t g) { return world.rank() == 0 ? sum_of(g, p) : 0.0; })));
+    // Repeated: the cached plan folds again from the identity.
+    b = a;
+    CHECK(all_ok(world, test::holds(b, [&](index_t g) { return sum_of(g, p); })));
+  }
+}
+
+TEST_CASE("1-D: max, min and product of partial values, on ints", "[mpi][partial][ops]") {
+  mpi::communicator world;
+  const int p = world.size(), r = world.rank();
+  const index_t n = 57;
+  auto v = [&](index_t g, int q) { return static_cast<int>((g * 7 + q * 13) % 31) - 15; };
+  DistArray<int, Partial<max_op>> mx(world, n);
+  DistArray<int, Partial<min_op>> mn(world, n);
+  DistArray<int, Partial<std::multiplies<>>> pr(world, n);
+  test::fill(mx, [&](index_t g) { return v(g, r); });
+  test::fill(mn, [&](index_t g) { return v(g, r); });
+  test::fill(pr, [&](index_t g) { return g % 3 == 0 ? -1 : 2; });
+  DistArray<int, Cyclic<2>> out(world, n);
+  auto fold = [&](index_t g, auto&& op, int init) {
+    int x = init;
+    for (int q = 0; q < p; ++q) x = op(x, v(g, q));
+    return x;
+  };
+  out = mx;
+  CHECK(all_ok(world, test::holds(out, [&](index_t g) { return fold(g, max_op{}, std::numeric_limits<int>::lowest()); })));
+  out = mn;
+  CHECK(all_ok(world, test::holds(out, [&](index_t g) { return fold(g, min_op{}, std::numeric_limits<int>::max()); })));
+  out = pr;
+  CHECK(all_ok(world, test::holds(out, [&](index_t g) {
+    int x = 1;
+    for (int q = 0; q < p; ++q) x *= g % 3 == 0 ? -1 : 2;
+    return x;
+  })));
+  // Into max partial values: the others hold the identity, the lowest int.
+  DistArray<int, Partial<max_op>> into(world, n);
+  into = out;
+  DistArray<int, Block> check(world, n);
+  check = into;
+  DistArray<int, Block> expect(world, n);
+  expect = out;
+  CHECK(all_ok(world, test::holds(check, [&](index_t g) { return expect.local()[static_cast<std::size_t>(expect.local_index(g))]; })));
+  CHECK(all_ok(world, r == 0 || test::holds(into, [](index_t) { return std::numeric_limits<int>::lowest(); })));
+}
+
+TEST_CASE("2-D: (Block, Partial) sums along the grid's rows into (Block, Block), (Block, Replicated), block-cyclic",
+          "[mpi][partial][2d]") {
+  mpi::communicator world;
+  const int p = world.size();
+  const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{p, 1};
+  const int q = g.extent(1);  // partial values per element
+  const std::array<index_t, 2> ext{29, 17};
+  auto value = [](const std::array<index_t, 2>& x) { return static_cast<double>(x[0] * 100 + x[1]); };
+  DistArray<double, Dist<Block, Partial<>>> a(world, ext, g);
+  const int col = a.coords() ? (*a.coords())[1] : 0;
+  test::fill_nd(a, [&](const std::array<index_t, 2>& x) { return value(x) + 10000.0 * col; });
+  auto total = [&](const std::array<index_t, 2>& x) { return q * value(x) + 10000.0 * q * (q - 1) / 2; };
+  DistArray<double, Dist<Block, Block>> b(world, ext, g);
+  b = a;  // a reduce-scatter along each grid row
+  CHECK(all_ok(world, test::holds_nd(b, total)));
+  DistArray<double, Dist<Block, Replicated>> rows(world, ext, g);
+  rows = a;  // an all-reduce along each grid row
+  CHECK(all_ok(world, test::holds_nd(rows, total)));
+  DistArray<double, Dist<Cyclic<>, Cyclic<>>> c(world, ext, Dist{Cyclic<>{4}, Cyclic<>{3}}, Grid{g.extent(1), g.extent(0)});
+  c = a;
+  CHECK(all_ok(world, test::holds_nd(c, total)));
+  // Into partial values: grid column 0 holds the elements, the others 0.
+  DistArray<double, Dist<Block, Partial<>>> d(world, ext, g);
+  d = c;
+  const int dcol = d.coords() ? (*d.coords())[1] : 0;
+  CHECK(all_ok(world, test::holds_nd(d, [&](const std::array<index_t, 2>& x) { return dcol == 0 ? total(x) : 0.0; })));
+}
+
+}  // namespace mpi_test_partial
