@@ -27,9 +27,9 @@ import os
 
 import numpy as np
 
-__all__ = ["Error", "Layout", "Plan", "block", "cyclic", "gen_block", "collapsed", "ROW_MAJOR", "COLUMN_MAJOR"]
+__all__ = ["Error", "Layout", "Plan", "block", "cyclic", "gen_block", "collapsed", "replicated", "ROW_MAJOR", "COLUMN_MAJOR"]
 
-BLOCK, CYCLIC, GEN_BLOCK, COLLAPSED = 0, 1, 2, 3
+BLOCK, CYCLIC, GEN_BLOCK, COLLAPSED, REPLICATED = 0, 1, 2, 3, 4
 ROW_MAJOR, COLUMN_MAJOR = 0, 1
 
 
@@ -92,6 +92,12 @@ def gen_block(sizes, offset=0):
 def collapsed(extent):
     """Not distributed (one process along this dimension)."""
     return (COLLAPSED, extent, 0, None, 1, 0)
+
+
+def replicated(extent, nprocs):
+    """Not split: each of the nprocs processes along this dimension holds all of it, the same values
+    (as a source one copy is read, as a destination every copy is written)."""
+    return (REPLICATED, extent, 0, None, nprocs, 0)
 
 
 class Layout:

@@ -30,7 +30,8 @@ enum {
   REDIST_BLOCK = 0,     /* HPF BLOCK: ceil(n / P) elements per process */
   REDIST_CYCLIC = 1,    /* HPF CYCLIC(block) */
   REDIST_GEN_BLOCK = 2, /* HPF GEN_BLOCK(sizes): sizes[p] elements on process p of the dimension */
-  REDIST_COLLAPSED = 3  /* not distributed (the grid's extent must be 1) */
+  REDIST_COLLAPSED = 3, /* not distributed (the grid's extent must be 1) */
+  REDIST_REPLICATED = 4 /* every process of the grid dimension holds all of it (copies; any nprocs) */
 };
 
 /* The order of a grid's processes (row-major: the last coordinate varies fastest, as BLACS
@@ -40,7 +41,7 @@ enum { REDIST_ROW_MAJOR = 0, REDIST_COLUMN_MAJOR = 1 };
 
 /* One dimension of a layout. */
 typedef struct redist_dim {
-  int kind;             /* REDIST_BLOCK, REDIST_CYCLIC, REDIST_GEN_BLOCK or REDIST_COLLAPSED */
+  int kind;             /* REDIST_BLOCK, REDIST_CYCLIC, REDIST_GEN_BLOCK, REDIST_COLLAPSED or REDIST_REPLICATED */
   int64_t extent;       /* global extent, >= 0 */
   int64_t block;        /* CYCLIC's block size, > 0 (ignored for the other kinds) */
   const int64_t* sizes; /* GEN_BLOCK: nprocs sizes summing to extent (copied; ignored otherwise) */

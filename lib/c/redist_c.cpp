@@ -192,8 +192,9 @@ int redist_layout_create(int ndims, const redist_dim* dims, int grid_order, int 
           if (x.nprocs != 1) fail(name + ".nprocs must be 1 for REDIST_COLLAPSED (got " + std::to_string(x.nprocs) + ")");
           l->dists[d] = redist::Collapsed{};
           break;
+        case REDIST_REPLICATED: l->dists[d] = redist::Replicated{}; break;
         default:
-          fail(name + ".kind must be REDIST_BLOCK, REDIST_CYCLIC, REDIST_GEN_BLOCK or REDIST_COLLAPSED (got " +
+          fail(name + ".kind must be REDIST_BLOCK, REDIST_CYCLIC, REDIST_GEN_BLOCK, REDIST_COLLAPSED or REDIST_REPLICATED (got " +
                std::to_string(x.kind) + ")");
       }
       l->extents[d] = x.extent;

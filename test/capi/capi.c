@@ -1,6 +1,6 @@
 /* The C interface (redist/c.h) from C, at any number of processes: a 1-D GEN_BLOCK -> CYCLIC(4)
  * case, a 2-D case from (BLOCK, COLLAPSED) rows with a padded leading dimension to a ScaLAPACK
- * descriptor's layout, a grid placed by a rank map, and errors: each is checked element by
+ * descriptor's layout, a grid placed by a rank map, CYCLIC(4) -> REPLICATED and back into BLOCK, and errors: each is checked element by
  * element against local -> global index formulas written here, independent of redist. Exits non-zero on any failure. */
 #include <redist/c.h>
 
@@ -65,6 +65,45 @@ static void one_d(void) {
   OK(redist_layout_free(&from));
   OK(redist_layout_free(&to));
   free(a);
+  free(b);
+}
+
+static void replicated(void) {
+  /* CYCLIC(4) -> REPLICATED: every rank receives all n elements; and back into BLOCK out of the
+   * copies, where each rank reads its own copy. */
+  const int64_t n = 53;
+  redist_dim cyc = {REDIST_CYCLIC, n, 4, NULL, nprocs, 0};
+  redist_dim rep = {REDIST_REPLICATED, n, 0, NULL, nprocs, 0};
+  redist_dim blk = {REDIST_BLOCK, n, 0, NULL, nprocs, 0};
+  redist_layout lc = NULL, lr = NULL, lb = NULL;
+  OK(redist_layout_create(1, &cyc, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lc));
+  OK(redist_layout_create(1, &rep, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lr));
+  OK(redist_layout_create(1, &blk, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lb));
+  int64_t nc = -1, nr = -1, nb = -1;
+  OK(redist_layout_local_size(lc, MPI_COMM_WORLD, &nc));
+  OK(redist_layout_local_size(lr, MPI_COMM_WORLD, &nr));
+  OK(redist_layout_local_size(lb, MPI_COMM_WORLD, &nb));
+  CHECK(nr == n, "REPLICATED local size %lld", (long long)nr);
+  double* a = malloc(sizeof(double) * (size_t)(nc + 1));
+  double* all = malloc(sizeof(double) * (size_t)(nr + 1));
+  double* b = malloc(sizeof(double) * (size_t)(nb + 1));
+  for (int64_t l = 0; l < nc; ++l) a[l] = (double)cyclic_global(l, 4, rank, 0, nprocs);
+  for (int64_t l = 0; l < nr; ++l) all[l] = -1;
+  redist_plan to_all = NULL, to_block = NULL;
+  OK(redist_plan_create(lc, lr, MPI_COMM_WORLD, sizeof(double), &to_all));
+  OK(redist_plan_execute(to_all, a, all));
+  for (int64_t l = 0; l < nr; ++l) CHECK(all[l] == (double)l, "replicated all[%lld] = %g", (long long)l, all[l]);
+  OK(redist_plan_create(lr, lb, MPI_COMM_WORLD, sizeof(double), &to_block));
+  OK(redist_plan_execute(to_block, all, b));
+  const int64_t per = (n + nprocs - 1) / nprocs;
+  for (int64_t l = 0; l < nb; ++l) CHECK(b[l] == (double)(rank * per + l), "from copies b[%lld] = %g", (long long)l, b[l]);
+  OK(redist_plan_free(&to_all));
+  OK(redist_plan_free(&to_block));
+  OK(redist_layout_free(&lc));
+  OK(redist_layout_free(&lr));
+  OK(redist_layout_free(&lb));
+  free(a);
+  free(all);
   free(b);
 }
 
@@ -199,6 +238,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   one_d();
+  replicated();
   two_d();
   mapped();
   errors();

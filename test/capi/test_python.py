@@ -1,5 +1,5 @@
 """The Python module over the C interface (python/redist.py), under mpirun: Block -> Cyclic(4)
-on NumPy arrays, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, a grid
+on NumPy arrays, Cyclic(4) -> replicated and back into Block, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, a grid
 placed by a rank map, and
 errors raised on every rank alike. Values are checked against index formulas written here."""
 import sys
@@ -33,6 +33,17 @@ plan = redist.Plan(a, b, comm, np.float64)
 plan(x, y)
 l = np.arange(y.size)
 check(np.array_equal(y, ((l // 4) * P + rank) * 4 + l % 4), "1-D values")
+
+# Replicated: Cyclic(4) -> every rank holds the whole vector; a (BLOCK, REPLICATED) matrix whose
+# grid columns each hold a copy.
+everyone = redist.Layout(redist.replicated(n, P))
+check(everyone.local_size(comm) == n, "replicated local size")
+z = np.full(n, -1.0)
+redist.Plan(b, everyone, comm, np.float64)(y, z)
+check(np.array_equal(z, np.arange(n, dtype=np.float64)), "replicated values")
+w = np.full(a.local_size(comm), -1.0)
+redist.Plan(everyone, a, comm, np.float64)(z, w)
+check(np.array_equal(w, x), "block out of the copies")
 
 # 2-D: a 21 x 17 matrix in 2 x 3 blocks on a 1 x P grid (descriptor, LLD 23) -> (COLLAPSED,
 # GEN_BLOCK) columns, int32 elements, Fortran order.

@@ -11,6 +11,7 @@
 #include <boost/mp11/list.hpp>
 #include <catch2/catch.hpp>
 
+#include <redist/dist/any.hpp>
 #include <redist/dist/block.hpp>
 #include <redist/dist/collapsed.hpp>
 #include <redist/dist/cyclic.hpp>
@@ -110,6 +111,27 @@ TEMPLATE_LIST_TEST_CASE("1-D pairs with Replicated on either side are exact in t
       for (int p = 0; p < nprocs; ++p) expected += n - mf.local_size(p);
       CHECK(res.moved == expected);
     }
+  }
+}
+
+TEST_CASE("AnyDist holding Replicated (the C interface's REDIST_REPLICATED) reads one copy, found at run time",
+          "[replicated][any]") {
+  std::mt19937_64 rng(35);
+  for (int t = 0; t < 30; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 12);
+    const index_t n = static_cast<index_t>(rng() % 100);
+    const AnyDist rep{Replicated{}}, cyc{Cyclic<>{1 + static_cast<index_t>(rng() % 5)}};
+    const AnyDist::mapping mr(rep, n, nprocs), mc(cyc, n, nprocs);
+    const auto o_rep = test::oracle(Replicated{}, n, nprocs);
+    const auto o_cyc = test::oracle(std::get<Cyclic<>>(cyc.get()), n, nprocs);
+    INFO("n = " << n << ", P = " << nprocs);
+    const auto out = test::simulate(mr, mc, o_rep, o_cyc);
+    INFO(out.failure);
+    REQUIRE(out.ok);
+    CHECK(out.messages == 0);
+    const auto in = test::simulate(mc, mr, o_cyc, o_rep);
+    INFO(in.failure);
+    REQUIRE(in.ok);
   }
 }
 

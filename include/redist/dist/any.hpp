@@ -1,4 +1,4 @@
-/// @file Defines AnyDist, a distribution chosen at run time among Block, Cyclic(k), GenBlock and Collapsed (the C interface's, and any code that reads its layouts from input).
+/// @file Defines AnyDist, a distribution chosen at run time among Block, Cyclic(k), GenBlock, Collapsed and Replicated (the C interface's, and any code that reads its layouts from input).
 #pragma once
 
 #include <string>
@@ -10,6 +10,7 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/gen_block.hpp>
+#include <redist/dist/replicated.hpp>
 
 namespace redist {
 
@@ -22,13 +23,14 @@ namespace redist {
 class AnyDist {
  public:
   using distribution_concept = distribution_tag;
-  using variant_type = std::variant<Block, Cyclic<>, GenBlock, Collapsed>;
+  using variant_type = std::variant<Block, Cyclic<>, GenBlock, Collapsed, Replicated>;
 
   AnyDist() : d_{Block{}} {}
   AnyDist(Block d) : d_{d} {}
   AnyDist(Cyclic<> d) : d_{d} {}
   AnyDist(GenBlock d) : d_{std::move(d)} {}
   AnyDist(Collapsed d) : d_{d} {}
+  AnyDist(Replicated d) : d_{d} {}
 
   /// The chosen distribution.
   const variant_type& get() const noexcept { return d_; }
@@ -72,7 +74,8 @@ class AnyDist {
     friend bool operator==(const mapping&, const mapping&) = default;
 
    private:
-    using variant_mapping = std::variant<Block::mapping, Cyclic<>::mapping, GenBlock::mapping, Collapsed::mapping>;
+    using variant_mapping =
+        std::variant<Block::mapping, Cyclic<>::mapping, GenBlock::mapping, Collapsed::mapping, Replicated::mapping>;
     variant_mapping m_;
   };
 

@@ -144,17 +144,26 @@ struct rank_one {
   constexpr std::size_t fastest() const noexcept { return 0; }
 };
 
-/// Whether dimension d of layout l is held in copies along its grid dimension (Replicated): known
-/// from the 1-D mapping's type; false for a layout that does not show its mappings.
+/// Whether the 1-D mapping m is Replicated's: from its type, or at run time for one that holds a
+/// mapping chosen then (AnyDist's get_if).
 template <class M>
-constexpr bool held_in_copies(const rank_one<M>&, std::size_t) noexcept {
-  return replicated_mapping<M>;
+constexpr bool replicated_mapping_of(const M& m) noexcept {
+  if constexpr (replicated_mapping<M>) return true;
+  else if constexpr (requires { m.template get_if<Replicated::mapping>(); }) return m.template get_if<Replicated::mapping>() != nullptr;
+  else return false;
+}
+
+/// Whether dimension d of layout l is held in copies along its grid dimension (Replicated): known
+/// from the 1-D mapping (replicated_mapping_of); false for a layout that does not show its mappings.
+template <class M>
+constexpr bool held_in_copies(const rank_one<M>& l, std::size_t) noexcept {
+  return replicated_mapping_of(l.m);
 }
 template <class L>
 constexpr bool held_in_copies(const L& l, std::size_t d) {
   bool copies = false;
   if constexpr (requires { l.visit_dimension(d, [](const auto&, auto) {}); })
-    l.visit_dimension(d, [&](const auto& m, auto) { copies = replicated_mapping<std::remove_cvref_t<decltype(m)>>; });
+    l.visit_dimension(d, [&](const auto& m, auto) { copies = replicated_mapping_of(m); });
   return copies;
 }
 

@@ -419,6 +419,7 @@ bool owners_of_range(const M& m, index_t lo, index_t hi, std::vector<int>& out) 
     held(m.template get_if<Cyclic<dynamic>::mapping>());
     held(m.template get_if<GenBlock::mapping>());
     held(m.template get_if<Collapsed::mapping>());
+    held(m.template get_if<Replicated::mapping>());
     return known;
   } else {
     return false;
