@@ -1,5 +1,5 @@
 // redist::explain against what a run really sends: this program interposes MPI_Isend, the
-// persistent sends' MPI_Send_init and MPI_Start, and the all-to-all collectives, blocking and not (the PMPI profiling
+// persistent sends' MPI_Send_init and MPI_Start, and the all-to-all and all-gather collectives, blocking and not (the PMPI profiling
 // interface) and counts, per rank, redist's messages (tag runtime::message_tag; a collective's
 // non-empty sends) and their bytes, whichever wire the decision chose; after a repeated b = a, explain's messages and bytes must equal what that run posted, on
 // the general, basic-cycle, circulant, multi-phase, GEN_BLOCK and node paths, at every process
@@ -56,6 +56,17 @@ int comm_size(MPI_Comm comm) {
   int n = 0;
   PMPI_Comm_size(comm, &n);
   return n;
+}
+/// Wire::allgatherv: this rank's contribution (in place: its own count) goes to every other rank of
+/// the group's communicator, a message each.
+void count_gather(const int* rcounts, MPI_Datatype type, MPI_Comm comm) {
+  ++counted.calls;
+  int me = 0, size = 0;
+  PMPI_Comm_rank(comm, &me);
+  PMPI_Type_size(type, &size);
+  if (rcounts[me] == 0) return;
+  counted.messages += comm_size(comm) - 1;
+  counted.bytes += static_cast<long long>(comm_size(comm) - 1) * size * rcounts[me];
 }
 }  // namespace
 
@@ -137,6 +148,16 @@ int MPI_Neighbor_alltoallw(const void* sbuf, const int* scounts, const MPI_Aint*
   count_collective(scounts, stypes, MPI_BYTE, out_degree(comm));
   return PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
 }
+int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts, const int* displs,
+                   MPI_Datatype rtype, MPI_Comm comm) {
+  count_gather(rcounts, rtype, comm);
+  return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+}
+int MPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int* rcounts, const int* displs,
+                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  count_gather(rcounts, rtype, comm);
+  return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+}
 int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   ++counted.calls;
   return PMPI_Irecv(buf, count, type, source, tag, comm, request);
@@ -173,7 +194,8 @@ double value_2d(const std::array<index_t, 2>& g) { return 0.25 + static_cast<dou
 
 /// One of the wires of packed messages (plan.hpp's wire_name), as the decision timed them.
 bool packed_wire(const std::string& t) {
-  return t == "messages" || t == "persistent" || t == "alltoallv" || t == "neighbor_alltoallv" || t == "node_aggregated";
+  return t == "messages" || t == "persistent" || t == "alltoallv" || t == "neighbor_alltoallv" || t == "allgatherv" ||
+         t == "node_aggregated";
 }
 
 template <class A>

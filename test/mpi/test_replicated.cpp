@@ -1,9 +1,12 @@
 // MPI tests of Replicated placements: b = a into and out of copies, 1-D and on grids, every copy
 // checked; what a rank holds as a copy does not move (explain: no message).
+#include <algorithm>
 #include <array>
+#include <span>
 #include <random>
 #include <vector>
 
+#include <boost/hana/tuple.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <catch2/catch.hpp>
 
@@ -144,6 +147,88 @@ TEST_CASE("Sections of copies: a column of (Block, Replicated) is written in eve
   test::fill_nd(d, [](const auto&) { return 1.0; });
   d = 2.0 * c + 3.0 * d;
   CHECK(all_ok(world, test::holds_nd(d, [](const auto&) { return 5.0; })));
+}
+
+namespace {
+/// src -> dst by plan on `wire`, run and started in turn, four times in one workspace (the group
+/// is made once), dst cleared before each; check() after each.
+template <class P, class T, class Check>
+bool run_wire(const P& plan, Wire wire, const mpi::communicator& world, std::span<const T> src, std::span<T> dst,
+              Check&& check) {
+  runtime::Workspace ws;
+  ws.exchange.wire = wire;
+  bool ok = true;
+  for (int run = 0; run < 4; ++run) {
+    std::fill(dst.begin(), dst.end(), T(-1));
+    if (run % 2 == 0) {
+      runtime::execute(plan, world, src, dst, ws);
+    } else {
+      auto parts = boost::hana::make_tuple(runtime::part(plan, src, dst, ws));
+      const auto c = static_cast<MPI_Comm>(world);
+      runtime::start(parts, ws.exchange, c, nullptr, runtime::max_chunk_bytes, runtime::message_tag);
+      runtime::test(parts, ws.exchange, c, runtime::max_chunk_bytes, runtime::message_tag);
+      runtime::wait(parts, ws.exchange, c, runtime::max_chunk_bytes, runtime::message_tag);
+    }
+    ok = ok && check();
+  }
+  return all_ok(world, ok);
+}
+}  // namespace
+
+TEST_CASE("Into copies by one MPI_Allgatherv per group: exact, run and started; offered only where ranks gather",
+          "[mpi][replicated][wire]") {
+  mpi::communicator world;
+  const int p = world.size();
+  for (index_t n : {index_t{1}, index_t{97}, index_t{4000}}) {
+    DistArray<double, Block> a(world, n);
+    test::fill(a, value_of);
+    DistArray<double, Replicated> all(world, n);
+    auto plan = make_plan(a, all, schedule::all_at_once);
+    runtime::WireResources r;
+    // Every rank holds part of the array: each sends its block to all others, a group of all ranks.
+    const bool gathers = runtime::detail::make_gather_group(plan.plan(), static_cast<MPI_Comm>(world), r);
+    CHECK(gathers == (n >= p));
+    if (gathers) {
+      CHECK(r.members.size() == static_cast<std::size_t>(p));
+      CHECK(run_wire(plan.plan(), Wire::allgatherv, world, std::span<const double>(a.local()), all.local(),
+                     [&] { return test::holds(all, value_of); }));
+    }
+    // A plan that does not gather (its sends to two peers differ) makes no group, on every rank
+    // alike. (Between two ranks every exchange is an all-gather of one message each.)
+    DistArray<double, Cyclic<3>> c(world, n);
+    auto other = make_plan(a, c, schedule::all_at_once);
+    CHECK_FALSE((p > 2 && n > 1 && runtime::detail::make_gather_group(other.plan(), static_cast<MPI_Comm>(world), r)));
+  }
+  // 2-D: (Block, Block) -> (Block, Replicated) gathers along each grid row: groups of the row's ranks.
+  const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{p, 1};
+  const std::array<index_t, 2> ext{37, 29};
+  DistArray<double, Dist<Block, Block>> a(world, ext, g);
+  test::fill_nd(a, value_of2);
+  DistArray<double, Dist<Block, Replicated>> rows(world, ext, g);
+  auto plan = make_plan(a, rows, schedule::all_at_once);
+  runtime::WireResources r;
+  REQUIRE(runtime::detail::make_gather_group(plan.plan(), static_cast<MPI_Comm>(world), r));
+  CHECK(r.members.size() == static_cast<std::size_t>(g.extent(1)));
+  CHECK(run_wire(plan.plan(), Wire::allgatherv, world, std::span<const double>(a.local()), rows.local(),
+                 [&] { return test::holds_nd(rows, value_of2); }));
+  // b = a with shared memory off: the decision times the all-gather among the wires, names it.
+  options opts = default_options();
+  opts.shared_memory = false;
+  DistArray<double, Block> x(world, 4096);
+  test::fill(x, value_of);
+  DistArray<double, Replicated> y(world, 4096);
+  for (int run = 0; run < 3; ++run) {
+    redistribute(x, y, opts);
+    CHECK(all_ok(world, test::holds(y, value_of)));
+  }
+  const Explanation e = explain(x, y, schedule::automatic, opts);
+  bool timed = false, named = e.transports.empty();
+  for (const TransportTiming& t : e.transports) {
+    timed = timed || t.wire == Wire::allgatherv;
+    named = named || e.transport == wire_name(t.wire, t.datatypes);
+  }
+  if (p > 1) CHECK(timed);
+  CHECK(named);
 }
 
 }  // namespace mpi_test_replicated

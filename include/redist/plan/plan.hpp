@@ -221,6 +221,9 @@ enum class Wire : unsigned char {
                    ///< the nonblocking forms when the exchange is started and waited for later)
   neighbor,        ///< one MPI_Neighbor_alltoallv (w) over a distributed-graph communicator of the
                    ///< plan's peers, made once per plan (nonblocking likewise when started)
+  allgatherv,      ///< one MPI_Allgatherv over a communicator of each group of ranks that send each
+                   ///< other the same elements (an all-gather: into Replicated), made once per plan;
+                   ///< each rank packs its contribution once (nonblocking when started)
   node_aggregated  ///< between nodes, one message per pair of nodes: each rank packs its messages to
                    ///< other nodes into a node window, one rank per node pair gathers and sends them,
                    ///< one receives and its node's ranks unpack theirs (runtime/exchange.hpp); within
@@ -233,12 +236,13 @@ enum class Wire : unsigned char {
 enum class NodeAggregation : unsigned char { timed, always, never };
 
 /// The wire's name in explain's transport ("messages", "persistent", "alltoallv", "neighbor_alltoallv",
-/// "node_aggregated"; with derived datatypes "datatypes", "persistent_datatypes", "alltoallw", "neighbor_alltoallw").
+/// "allgatherv", "node_aggregated"; with derived datatypes "datatypes", "persistent_datatypes", "alltoallw", "neighbor_alltoallw").
 inline std::string wire_name(Wire w, bool datatypes) {
   switch (w) {
     case Wire::persistent: return datatypes ? "persistent_datatypes" : "persistent";
     case Wire::alltoallv: return datatypes ? "alltoallw" : "alltoallv";
     case Wire::neighbor: return datatypes ? "neighbor_alltoallw" : "neighbor_alltoallv";
+    case Wire::allgatherv: return "allgatherv";
     case Wire::node_aggregated: return "node_aggregated";
     default: return datatypes ? "datatypes" : "messages";
   }

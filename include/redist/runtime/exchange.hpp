@@ -25,6 +25,7 @@
 #include <boost/hana/tuple.hpp>
 #include <boost/mpi/communicator.hpp>
 
+#include <redist/detail/hash.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/runtime/node.hpp>
 #include <redist/runtime/pack.hpp>
@@ -150,6 +151,11 @@ class WireResources {
   MPI_Comm graph = MPI_COMM_NULL, graph_of = MPI_COMM_NULL;
   const void* graph_for = nullptr;
   std::vector<int> sources, destinations;
+  // Wire::allgatherv: the communicator of this rank's group (make_gather_group), split from
+  // group_of for the stage whose runs are at group_for; its members, ascending (its rank order).
+  MPI_Comm group = MPI_COMM_NULL, group_of = MPI_COMM_NULL;
+  const void* group_for = nullptr;
+  std::vector<int> members;
 
   /// Frees the persistent requests (local).
   void release_requests() noexcept {
@@ -185,9 +191,18 @@ class WireResources {
     sources.clear();
     destinations.clear();
   }
+  /// Frees the group communicator (MPI_Comm_free: on every rank of the group alike).
+  void release_group() noexcept {
+    if (group != MPI_COMM_NULL && mpi_alive()) MPI_Comm_free(&group);
+    group = MPI_COMM_NULL;
+    group_of = MPI_COMM_NULL;
+    group_for = nullptr;
+    members.clear();
+  }
   void release() noexcept {
     release_requests();
     release_graph();
+    release_group();
   }
 
  private:
@@ -223,6 +238,10 @@ class WireResources {
     graph_for = std::exchange(o.graph_for, nullptr);
     sources = std::move(o.sources);
     destinations = std::move(o.destinations);
+    group = std::exchange(o.group, MPI_COMM_NULL);
+    group_of = std::exchange(o.group_of, MPI_COMM_NULL);
+    group_for = std::exchange(o.group_for, nullptr);
+    members = std::move(o.members);
     o.units.clear();
   }
 };
@@ -866,6 +885,75 @@ void make_aggregation(P& p, const Node& nodes) {
 /// In each group, in the order of COSTA's exchange_async: post receives, pack, post sends, copy
 /// the local pieces (once per stage) while messages are in flight, unpack each receive as it
 /// arrives, wait for the sends.
+/// Whether two runs (or sections) read the same elements of their source in the same order.
+constexpr bool same_source(const Run& a, const Run& b) noexcept {
+  return a.src == b.src && a.len == b.len && a.count == b.count && a.src_stride == b.src_stride && a.src_step == b.src_step;
+}
+template <std::size_t D>
+constexpr bool same_source(const BasicSection<D>& a, const BasicSection<D>& b) noexcept {
+  if (a.src != b.src || a.depth != b.depth) return false;
+  for (std::size_t k = 0; k < a.depth; ++k)
+    if (a.loops[k].count != b.loops[k].count || a.loops[k].src_stride != b.loops[k].src_stride) return false;
+  return true;
+}
+
+/// Wire::allgatherv: whether this rank's part of stage st is its part of an all-gather: it sends
+/// to and receives from the same peers, once each, and every send carries the same elements of
+/// its source in the same order (the same runs' source sides), so that its one contribution,
+/// packed once, is every peer's message (Block -> Replicated).
+template <class R>
+bool gathers(const Stage<R>& st) {
+  if (st.forwards || st.sends.size() != st.recvs.size()) return false;
+  std::vector<int> out, in;
+  for (const Message& m : st.sends) out.push_back(m.peer);
+  for (const Message& m : st.recvs) in.push_back(m.peer);
+  std::sort(out.begin(), out.end());
+  std::sort(in.begin(), in.end());
+  if (out != in || std::adjacent_find(out.begin(), out.end()) != out.end()) return false;
+  for (const Message& m : st.sends) {
+    const Message& first = st.sends.front();
+    if (m.nruns != first.nruns || m.size != first.size) return false;
+    for (std::size_t k = 0; k < m.nruns; ++k)
+      if (!same_source(st.runs[m.first + k], st.runs[first.first + k])) return false;
+  }
+  return true;
+}
+
+/// Wire::allgatherv, collective over comm: makes r.group, the communicator of this rank and its
+/// peers, when on every rank the plan is one direct stage that gathers (gathers) within groups
+/// whose members all name the same group; returns whether they do, alike on every rank (a plan
+/// whose groups overlap, or a rank that receives from ranks it does not send to, makes none).
+template <class R>
+bool make_gather_group(const BasicPlan<R>& plan, MPI_Comm comm, WireResources& r) {
+  r.release_group();
+  const Stage<R>* st = plan.direct() && plan.stages.size() == 1 ? &plan.stages.front() : nullptr;
+  const bool mine = st != nullptr && gathers(*st);
+  std::vector<int> members{plan.rank};
+  if (mine)
+    for (const Message& m : st->sends) members.push_back(m.peer);
+  std::sort(members.begin(), members.end());
+  std::uint64_t h = redist::detail::hash_seed;
+  for (int q : members) h = redist::detail::hash_mix(h, static_cast<std::uint64_t>(q));
+  MPI_Comm g = MPI_COMM_NULL;
+  detail::check(MPI_Comm_split(comm, members.front(), plan.rank, &g), "MPI_Comm_split");
+  int size = 0;
+  detail::check(MPI_Comm_size(g, &size), "MPI_Comm_size");
+  // The group's members agree when the least hash and the least complement are this rank's.
+  std::uint64_t least[2] = {h, ~h};
+  detail::check(MPI_Allreduce(MPI_IN_PLACE, least, 2, MPI_UINT64_T, MPI_MIN, g), "MPI_Allreduce");
+  int ok = mine && static_cast<std::size_t>(size) == members.size() && least[0] == h && least[1] == ~h ? 1 : 0;
+  detail::check(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  if (!ok) {
+    MPI_Comm_free(&g);
+    return false;
+  }
+  r.group = g;
+  r.group_of = comm;
+  r.group_for = st->runs.data();
+  r.members = std::move(members);
+  return true;
+}
+
 template <class Parts>
 class Runner {
  public:
@@ -943,7 +1031,7 @@ class Runner {
       // Aggregated between nodes (its node barriers are flags in the plan's own window: several
       // exchanges may be in flight, as with every wire).
       const bool aggregate = s_.wire == Wire::node_aggregated && s_.nodes != nullptr && !s_.nodes->whole();
-      const bool typed = p.ws->typed && plan.direct() && store_assigns(p.store) && !aggregate;
+      const bool typed = p.ws->typed && plan.direct() && store_assigns(p.store) && !aggregate && s_.wire != Wire::allgatherv;
       const StageRounds sr = stage_rounds(plan, st, typed, s_.node != nullptr && s_.node->whole());
       s_.mode = sr.mode;
       s_.rounds = sr.rounds;
@@ -956,7 +1044,8 @@ class Runner {
       // A collective wire posts the stage's messages of a round at once, whatever its schedule
       // (none on a node that holds every rank: every rank alike copies). The decision chooses it
       // only for a direct plan whose rounds it agreed (measure.hpp's time_transports).
-      s_.collective = (s_.wire == Wire::alltoallv || s_.wire == Wire::neighbor) && !(s_.node != nullptr && s_.node->whole());
+      s_.collective = (s_.wire == Wire::alltoallv || s_.wire == Wire::neighbor || s_.wire == Wire::allgatherv) &&
+                      !(s_.node != nullptr && s_.node->whole());
       if (s_.collective) {
         // As many rounds on every rank (the most of any, agreed by the decision): one collective each.
         REDIST_EXPECTS(plan.direct() && s_.rounds <= s_.collective_rounds,
@@ -1152,6 +1241,7 @@ class Runner {
     if constexpr (K == 1) {
       auto& p = boost::hana::at_c<0>(parts_);
       const auto& st = p.plan->stages[s_.stage];
+      if (s_.wire == Wire::allgatherv) return post_gather(p, st);
       auto& r = s_.wire_resources;
       const bool graph = s_.wire == Wire::neighbor;
       const bool typed = s_.mode == by_types;
@@ -1276,6 +1366,61 @@ class Runner {
       if (!s_.copied) copy_local();
     }
   }
+  /// Posts the round's messages as one MPI_Allgatherv over this rank's group (Wire::allgatherv; one
+  /// part, a plan that gathers): its contribution is its first send, packed once into its place in
+  /// the scratch and given in place (MPI_IN_PLACE), and every peer's lands in its receive's place;
+  /// then copies the local pieces while it runs. The group is made by the first run that needs it
+  /// (collective over comm, as the graph of Wire::neighbor).
+  template <class P, class St>
+  void post_gather(P& p, const St& st) {
+    auto& r = s_.wire_resources;
+    if (r.group == MPI_COMM_NULL || r.group_of != comm_ || r.group_for != static_cast<const void*>(st.runs.data()))
+      REDIST_EXPECTS(make_gather_group(*p.plan, comm_, r),
+                     "redist: Wire::allgatherv requires a plan whose ranks gather within groups (the decision's choice)");
+    const std::size_t n = r.members.size();
+    r.recv_counts.assign(n, 0);
+    r.recv_displs.assign(n, 0);
+    std::byte* const base = s_.buffer.data();
+    auto slot = [&](int peer) {
+      return static_cast<std::size_t>(std::lower_bound(r.members.begin(), r.members.end(), peer) - r.members.begin());
+    };
+    s_.left = 0;
+    for (WireMessage& w : s_.recvs) {
+      const std::size_t k = slot(w.peer);
+      r.recv_counts[k] = static_cast<int>(w.bytes);
+      r.recv_displs[k] = static_cast<int>(w.data - base);
+      w.pending = 1;
+      ++s_.left;
+      ++s_.messages_received;
+    }
+    if (!s_.sends.empty()) {
+      WireMessage& own = s_.sends.front();
+      if (s_.mode == by_cycles) pack_cycles_unit();
+      else pack_wire(own);
+      const std::size_t k = slot(p.plan->rank);
+      r.recv_counts[k] = static_cast<int>(own.bytes);
+      r.recv_displs[k] = static_cast<int>(own.data - base);
+    }
+    for (const WireMessage& w : s_.sends) {
+      ++s_.messages_sent;
+      s_.bytes_sent += w.bytes;
+    }
+    s_.recv_requests.clear();
+    s_.owner.clear();
+    s_.send_requests.assign(1, MPI_REQUEST_NULL);
+    s_.posted = true;
+    if (s_.blocking) {
+      if (!s_.copied) copy_local();
+      check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, base, r.recv_counts.data(), r.recv_displs.data(), MPI_BYTE, r.group),
+            "MPI_Allgatherv");
+      return;
+    }
+    check(MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_BYTE, base, r.recv_counts.data(), r.recv_displs.data(), MPI_BYTE, r.group,
+                          s_.send_requests.data()),
+          "MPI_Iallgatherv");
+    if (!s_.copied) copy_local();
+  }
+
   /// Waits for (block) or tests the collective; once it is complete, every receive has arrived.
   bool progress_collective(bool block) {
     if (block) {

@@ -147,7 +147,9 @@ inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 ///  - below typed_min_bytes in every rank's messages: packed messages point to point, persistent,
 ///    in one MPI_Ialltoallv and in one MPI_Ineighbor_alltoallv (has_neighbor_collectives);
 ///  - from typed_min_bytes on: point to point and one MPI_Ialltoallv(w), packed and as datatypes
-///    (not when some message is longer than chunk_bytes: one datatype per message).
+///    (not when some message is longer than chunk_bytes: one datatype per message);
+///  - at any size, one MPI_Iallgatherv per group when every rank's plan gathers within groups
+///    (make_gather_group: into Replicated) and no rank copies from node peers.
 ///  - on nodes (`node`, the partition of comm; `source`, src's part of a node window, when it is
 ///    in one): the runs take the node path, as b = a does, and below typed_min_bytes, when comm
 ///    spans several nodes and one of them holds several ranks, Wire::node_aggregated too (one
@@ -210,6 +212,11 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   if (reps <= 0 && !forced) return {};
   std::vector<TransportTiming> cands{{Wire::point_to_point, false, 0}};
   const bool collectives = all[2] == 0;
+  // An all-gather within groups (into Replicated): one MPI_Allgatherv per group, when every rank's
+  // plan gathers (make_gather_group, collective, alike on every rank) and no rank copies from node
+  // peers (a contribution copied by some receivers and gathered by others has no one count).
+  const bool gather = !forced && collectives && (node == nullptr || !node->crowded) &&
+                      detail::make_gather_group(plan, c, ws.exchange.wire_resources);
   if (forced) {
     cands.assign(1, {Wire::node_aggregated, false, 0});
   } else if (all[0] < typed_min_bytes) {
@@ -218,9 +225,11 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
       cands.push_back({Wire::alltoallv, false, 0});
       if (has_neighbor_collectives) cands.push_back({Wire::neighbor, false, 0});
     }
+    if (gather) cands.push_back({Wire::allgatherv, false, 0});
     if (aggregates) cands.push_back({Wire::node_aggregated, false, 0});
   } else {
     if (collectives) cands.push_back({Wire::alltoallv, false, 0});
+    if (gather) cands.push_back({Wire::allgatherv, false, 0});
     if (all[1] == 0) {
       cands.push_back({Wire::point_to_point, true, 0});
       if (collectives) cands.push_back({Wire::alltoallv, true, 0});
