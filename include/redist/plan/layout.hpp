@@ -9,9 +9,9 @@
 #include <optional>
 #include <type_traits>
 
+#include <redist/detail/math.hpp>
 #include <redist/dist/grid.hpp>
 #include <redist/dist/ldd.hpp>
-#include <redist/detail/math.hpp>
 #include <redist/dist/partial.hpp>
 #include <redist/dist/replicated.hpp>
 
@@ -144,27 +144,41 @@ struct rank_one {
   constexpr std::size_t fastest() const noexcept { return 0; }
 };
 
-/// Whether the 1-D mapping m is Replicated's: from its type, or at run time for one that holds a
-/// mapping chosen then (AnyDist's get_if).
+/// Whether the 1-D mapping m is Replicated's (copies) or Partial's: from its type, or at run time
+/// for one that holds a mapping chosen then (AnyDist's get_if, which holds no Partial).
 template <class M>
 constexpr bool replicated_mapping_of(const M& m) noexcept {
   if constexpr (replicated_mapping<M>) return true;
   else if constexpr (requires { m.template get_if<Replicated::mapping>(); }) return m.template get_if<Replicated::mapping>() != nullptr;
   else return false;
 }
-
-/// Whether dimension d of layout l is held in copies along its grid dimension (Replicated): known
-/// from the 1-D mapping (replicated_mapping_of); false for a layout that does not show its mappings.
 template <class M>
-constexpr bool held_in_copies(const rank_one<M>& l, std::size_t) noexcept {
-  return replicated_mapping_of(l.m);
+constexpr bool partial_mapping_of(const M&) noexcept {
+  return partial_mapping<M>;
 }
+
+/// test(m) of the 1-D mapping m of dimension d of layout l; false for a layout that does not show
+/// its mappings.
+template <class M, class Test>
+constexpr bool dimension_is(const rank_one<M>& l, std::size_t, Test&& test) {
+  return test(l.m);
+}
+template <class L, class Test>
+constexpr bool dimension_is(const L& l, std::size_t d, Test&& test) {
+  bool is = false;
+  if constexpr (requires { l.visit_dimension(d, [](const auto&, auto) {}); })
+    l.visit_dimension(d, [&](const auto& m, auto) { is = test(m); });
+  return is;
+}
+/// Whether dimension d of layout l is held in copies along its grid dimension (Replicated).
 template <class L>
 constexpr bool held_in_copies(const L& l, std::size_t d) {
-  bool copies = false;
-  if constexpr (requires { l.visit_dimension(d, [](const auto&, auto) {}); })
-    l.visit_dimension(d, [&](const auto& m, auto) { copies = replicated_mapping_of(m); });
-  return copies;
+  return dimension_is(l, d, [](const auto& m) { return replicated_mapping_of(m); });
+}
+/// Whether dimension d of layout l holds partial values (Partial).
+template <class L>
+constexpr bool held_partially(const L& l, std::size_t d) {
+  return dimension_is(l, d, [](const auto& m) { return partial_mapping_of(m); });
 }
 
 /// Whether some dimension of l is held in copies (a section: of its base, kept or dropped).
@@ -177,19 +191,6 @@ constexpr bool any_copies(const L& l) {
       if (held_in_copies(l, d)) return true;
     return false;
   }
-}
-
-/// Whether dimension d of layout l holds partial values (Partial), from its 1-D mapping's type.
-template <class M>
-constexpr bool held_partially(const rank_one<M>&, std::size_t) noexcept {
-  return partial_mapping<M>;
-}
-template <class L>
-constexpr bool held_partially(const L& l, std::size_t d) {
-  bool partial = false;
-  if constexpr (requires { l.visit_dimension(d, [](const auto&, auto) {}); })
-    l.visit_dimension(d, [&](const auto& m, auto) { partial = partial_mapping<std::remove_cvref_t<decltype(m)>>; });
-  return partial;
 }
 /// Whether some dimension of l holds partial values.
 template <class L>
