@@ -90,13 +90,6 @@ auto make_case(Bytes& in, const std::array<index_t, sizeof...(D)>& ext, int npro
   return std::pair{m, Case<N>{s, redist::test::oracle_nd(s, dims)}};
 }
 
-struct BuildGridPlan {
-  template <class From, class To>
-  auto operator()(const From& from, const To& to, int rank) const {
-    return redist::build_grid_plan(from, to, rank);
-  }
-};
-
 /// Dist of N dimensions: all Cyclic<> (pattern 0) or GenBlock and Cyclic<> alternating (pattern 1).
 template <std::size_t N, int Pattern, std::size_t... I>
 auto dist_type(std::index_sequence<I...>)
@@ -123,7 +116,7 @@ void fuzz_rank(Bytes& in, int nprocs, int pattern_from, int pattern_to) {
   auto run = [&]<int A, int B>() {
     auto [mf, cf] = bind_dist<typename pattern<N, A>::type>::run(in, ext, nprocs);
     auto [mt, ct] = bind_dist<typename pattern<N, B>::type>::run(in, ext, nprocs);
-    const auto res = redist::test::simulate(mf, mt, cf.layout, ct.layout, {}, BuildGridPlan{});
+    const auto res = redist::test::simulate(mf, mt, cf.layout, ct.layout, {}, redist::test::BuildGridPlan{});
     if (!res.ok) {
       std::fprintf(stderr, "redist fuzz nd: rank %zu, P = %d: %s\n", N, nprocs, res.failure.c_str());
       std::abort();

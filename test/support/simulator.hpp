@@ -42,6 +42,14 @@ struct BuildPlan {
   }
 };
 
+/// The plan maker of N-D layouts: the general plan of the grid builder.
+struct BuildGridPlan {
+  template <class From, class To>
+  auto operator()(const From& from, const To& to, int rank) const {
+    return build_grid_plan(from, to, rank);
+  }
+};
+
 /// Checks the schedules of all ranks' stages s as SimChecks asks; calls fail with the first problem.
 template <class PlanT, class Fail>
 void check_steps(const std::vector<PlanT>& plans, std::size_t s, SimChecks checks, Fail&& fail) {

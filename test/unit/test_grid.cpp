@@ -30,17 +30,11 @@ namespace unit_test_grid {
 
 using namespace redist;
 using redist::test::bind_case;
+using redist::test::BuildGridPlan;
 using redist::test::random_case;
 namespace mp11 = boost::mp11;
 
 namespace {
-
-struct BuildGridPlan {
-  template <class From, class To>
-  auto operator()(const From& from, const To& to, int rank) const {
-    return build_grid_plan(from, to, rank);
-  }
-};
 
 template <class A, class B>
 void check_pair(const A& a, const B& b) {

@@ -4,6 +4,7 @@
 // 3-D, with every other distribution; and the plans' messages: nothing a receiver holds moves,
 // and receivers spread over the copies.
 #include <array>
+#include <cstdint>
 #include <map>
 #include <random>
 
@@ -33,17 +34,11 @@
 namespace unit_test_replicated {
 
 using namespace redist;
+using redist::test::BuildGridPlan;
 using redist::test::random_case;
 namespace mp11 = boost::mp11;
 
 namespace {
-
-struct BuildGridPlan {
-  template <class From, class To>
-  auto operator()(const From& from, const To& to, int rank) const {
-    return build_grid_plan(from, to, rank);
-  }
-};
 
 template <class A, class B>
 test::SimResult check_pair(const A& a, const B& b) {
@@ -52,6 +47,24 @@ test::SimResult check_pair(const A& a, const B& b) {
   REQUIRE(res.ok);
   REQUIRE(res.unwalked == 0);
   return res;
+}
+
+/// `trials` random layouts of the Dist types A and B (on random grids of at most 40 ranks, extents
+/// below max_extent), each pair exact in the simulation (check_pair).
+template <class A, class B, std::size_t N>
+void random_pairs(std::uint64_t seed, int trials, index_t max_extent) {
+  std::mt19937_64 rng(seed);
+  for (int t = 0; t < trials; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 40);
+    std::array<index_t, N> ext{};
+    for (index_t& e : ext) e = static_cast<index_t>(rng() % static_cast<std::uint64_t>(max_extent));
+    auto a = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<A, mp11::mp_list>*>(nullptr));
+    auto b = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
+    INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x ... (" << N << "-D)");
+    check_pair(a, b);
+  }
 }
 
 /// The remote messages of every rank's plan, as (sender, receiver) -> elements.
@@ -141,19 +154,7 @@ using Pairs2D = mp11::mp_product<mp11::mp_list, Dists2D, Dists2D>;
 
 TEMPLATE_LIST_TEST_CASE("2-D pairs with Replicated dimensions are exact in the simulation", "[replicated][simulate][2d]",
                         Pairs2D) {
-  using A = mp11::mp_first<TestType>;
-  using B = mp11::mp_second<TestType>;
-  std::mt19937_64 rng(2033);
-  for (int t = 0; t < 10; ++t) {
-    const int nprocs = 1 + static_cast<int>(rng() % 40);
-    const std::array<index_t, 2> ext{static_cast<index_t>(rng() % 30), static_cast<index_t>(rng() % 30)};
-    auto a = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
-        static_cast<mp11::mp_rename<A, mp11::mp_list>*>(nullptr));
-    auto b = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
-        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
-    INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x " << ext[1]);
-    check_pair(a, b);
-  }
+  random_pairs<mp11::mp_first<TestType>, mp11::mp_second<TestType>, 2>(2033, 10, 30);
 }
 
 using Dists3D = mp11::mp_list<Dist<Block, Replicated, Cyclic<>>, Dist<Replicated, Cyclic<>, GenBlock>,
@@ -162,20 +163,7 @@ using Pairs3D = mp11::mp_product<mp11::mp_list, Dists3D, Dists3D>;
 
 TEMPLATE_LIST_TEST_CASE("3-D pairs with Replicated dimensions are exact in the simulation", "[replicated][simulate][3d]",
                         Pairs3D) {
-  using A = mp11::mp_first<TestType>;
-  using B = mp11::mp_second<TestType>;
-  std::mt19937_64 rng(3033);
-  for (int t = 0; t < 6; ++t) {
-    const int nprocs = 1 + static_cast<int>(rng() % 40);
-    const std::array<index_t, 3> ext{static_cast<index_t>(rng() % 12), static_cast<index_t>(rng() % 12),
-                                     static_cast<index_t>(rng() % 12)};
-    auto a = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
-        static_cast<mp11::mp_rename<A, mp11::mp_list>*>(nullptr));
-    auto b = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
-        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
-    INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x " << ext[1] << " x " << ext[2]);
-    check_pair(a, b);
-  }
+  random_pairs<mp11::mp_first<TestType>, mp11::mp_second<TestType>, 3>(3033, 6, 12);
 }
 
 namespace {
@@ -226,19 +214,7 @@ using PartialPairs = mp11::mp_product<mp11::mp_list, Dists2D, PartialDsts>;
 
 TEMPLATE_LIST_TEST_CASE("Into partial values: process 0 of each Partial dimension receives, once, and no other",
                         "[partial][simulate][2d]", PartialPairs) {
-  using A = mp11::mp_first<TestType>;
-  using B = mp11::mp_second<TestType>;
-  std::mt19937_64 rng(2034);
-  for (int t = 0; t < 10; ++t) {
-    const int nprocs = 1 + static_cast<int>(rng() % 40);
-    const std::array<index_t, 2> ext{static_cast<index_t>(rng() % 30), static_cast<index_t>(rng() % 30)};
-    auto a = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
-        static_cast<mp11::mp_rename<A, mp11::mp_list>*>(nullptr));
-    auto b = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
-        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
-    INFO("trial " << t << ", P = " << nprocs << ", extents " << ext[0] << " x " << ext[1]);
-    check_pair(a, b);
-  }
+  random_pairs<mp11::mp_first<TestType>, mp11::mp_second<TestType>, 2>(2034, 10, 30);
 }
 
 TEST_CASE("1-D Block -> Partial: every rank but 0 sends its block to rank 0, and nothing else moves", "[partial][messages]") {

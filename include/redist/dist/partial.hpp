@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include <redist/dist/distribution.hpp>
+#include <redist/dist/replicated.hpp>
 
 namespace redist {
 
@@ -80,32 +81,14 @@ class Partial {
 
   /// Partial bound to n elements on P processes: every process stores [0, n) (its partial
   /// values); owner(g) names process 0, which holds the element itself as a destination.
-  class mapping {
+  class mapping : public detail::whole_mapping {
    public:
     /// Every process of a dimension of this type holds a partial value of every element.
     static constexpr bool partial = true;
     using op_type = Op;
 
-    constexpr mapping(Partial, index_t n, int nprocs) : n_{n}, nprocs_{nprocs} {
-      REDIST_EXPECTS(n >= 0, "redist::Partial::mapping(n, P) requires n to be >= 0");
-      REDIST_EXPECTS(nprocs > 0, "redist::Partial::mapping(n, P) requires P to be > 0");
-    }
-    constexpr index_t size() const noexcept { return n_; }
-    constexpr int nprocs() const noexcept { return nprocs_; }
-    constexpr int owner(index_t) const noexcept { return 0; }
-    constexpr index_t local_index(index_t g) const noexcept { return g; }
-    constexpr index_t global_index(int, index_t l) const noexcept { return l; }
-    constexpr index_t local_size(int p) const noexcept { return p >= 0 && p < nprocs_ ? n_ : 0; }
-    constexpr LddSet ldds(int p) const {
-      LddSet set;
-      if (p >= 0 && p < nprocs_ && n_ > 0) set.push_back(Ldd{0, n_, n_, 1, 0});
-      return set;
-    }
+    constexpr mapping(Partial, index_t n, int nprocs) : whole_mapping{n, nprocs, "redist::Partial::mapping(n, P)"} {}
     friend constexpr bool operator==(const mapping&, const mapping&) = default;
-
-   private:
-    index_t n_;
-    int nprocs_;
   };
 };
 

@@ -1320,10 +1320,7 @@ class Runner {
         ++s_.messages_sent;
         s_.bytes_sent += w.bytes;
       }
-      s_.recv_requests.clear();
-      s_.owner.clear();
-      s_.send_requests.assign(1, MPI_REQUEST_NULL);
-      s_.posted = true;
+      posted_one_collective();
       if (s_.blocking) {
         // Waited for at once: the local pieces first, then the blocking collective (its request
         // stays null, so progress_collective's wait returns at once).
@@ -1366,6 +1363,15 @@ class Runner {
       if (!s_.copied) copy_local();
     }
   }
+  /// A collective wire's group is posted as one request, send_requests[0] (null while a blocking
+  /// collective runs: progress_collective's wait then returns at once).
+  void posted_one_collective() {
+    s_.recv_requests.clear();
+    s_.owner.clear();
+    s_.send_requests.assign(1, MPI_REQUEST_NULL);
+    s_.posted = true;
+  }
+
   /// Posts the round's messages as one MPI_Allgatherv over this rank's group (Wire::allgatherv; one
   /// part, a plan that gathers): its contribution is its first send, packed once into its place in
   /// the scratch and given in place (MPI_IN_PLACE), and every peer's lands in its receive's place;
@@ -1405,10 +1411,7 @@ class Runner {
       ++s_.messages_sent;
       s_.bytes_sent += w.bytes;
     }
-    s_.recv_requests.clear();
-    s_.owner.clear();
-    s_.send_requests.assign(1, MPI_REQUEST_NULL);
-    s_.posted = true;
+    posted_one_collective();
     if (s_.blocking) {
       if (!s_.copied) copy_local();
       check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, base, r.recv_counts.data(), r.recv_displs.data(), MPI_BYTE, r.group),
