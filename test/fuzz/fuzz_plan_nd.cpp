@@ -11,6 +11,7 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/dist/gen_block.hpp>
+#include <redist/dist/replicated.hpp>
 #include <redist/plan/plan.hpp>
 
 #include "../support/oracle_nd.hpp"
@@ -45,6 +46,7 @@ redist::GenBlock gen_block(Bytes& in, index_t n, int p) {
 template <class D>
 D make(Bytes& in, index_t n, int p) {
   if constexpr (std::is_same_v<D, redist::GenBlock>) return gen_block(in, n, p);
+  else if constexpr (std::is_same_v<D, redist::Replicated>) return D{};
   else return cyclic(in, n, p);
 }
 
@@ -90,10 +92,13 @@ auto make_case(Bytes& in, const std::array<index_t, sizeof...(D)>& ext, int npro
   return std::pair{m, Case<N>{s, redist::test::oracle_nd(s, dims)}};
 }
 
-/// Dist of N dimensions: all Cyclic<> (pattern 0) or GenBlock and Cyclic<> alternating (pattern 1).
+/// Dist of N dimensions: all Cyclic<> (pattern 0), GenBlock and Cyclic<> alternating (pattern 1),
+/// or Cyclic<> and Replicated alternating (pattern 2: copies along every other grid dimension).
+template <int Pattern, std::size_t I>
+using dim_type = std::conditional_t<Pattern == 1 && I % 2 == 0, redist::GenBlock,
+                                    std::conditional_t<Pattern == 2 && I % 2 == 1, redist::Replicated, redist::Cyclic<>>>;
 template <std::size_t N, int Pattern, std::size_t... I>
-auto dist_type(std::index_sequence<I...>)
-    -> redist::Dist<std::conditional_t<Pattern == 1 && I % 2 == 0, redist::GenBlock, redist::Cyclic<>>...>;
+auto dist_type(std::index_sequence<I...>) -> redist::Dist<dim_type<Pattern, I>...>;
 
 template <std::size_t N, int Pattern>
 struct pattern {
@@ -122,10 +127,14 @@ void fuzz_rank(Bytes& in, int nprocs, int pattern_from, int pattern_to) {
       std::abort();
     }
   };
-  if (pattern_from == 0 && pattern_to == 0) run.template operator()<0, 0>();
-  else if (pattern_from == 0) run.template operator()<0, 1>();
-  else if (pattern_to == 0) run.template operator()<1, 0>();
-  else run.template operator()<1, 1>();
+  auto to = [&]<int A>() {
+    if (pattern_to == 0) run.template operator()<A, 0>();
+    else if (pattern_to == 1) run.template operator()<A, 1>();
+    else run.template operator()<A, 2>();
+  };
+  if (pattern_from == 0) to.template operator()<0>();
+  else if (pattern_from == 1) to.template operator()<1>();
+  else to.template operator()<2>();
 }
 }  // namespace
 
@@ -133,7 +142,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Bytes in(data, size);
   const int rank = 2 + static_cast<int>(in.next(1) % 4);
   const int nprocs = 1 + static_cast<int>(in.next(1) % 24);
-  const int pf = static_cast<int>(in.next(1) % 2), pt = static_cast<int>(in.next(1) % 2);
+  const int pf = static_cast<int>(in.next(1) % 3), pt = static_cast<int>(in.next(1) % 3);
   try {
     switch (rank) {
       case 2: fuzz_rank<2>(in, nprocs, pf, pt); break;
