@@ -211,6 +211,13 @@ TEST_CASE("Into copies by one MPI_Allgatherv per group: exact, run and started; 
   CHECK(r.members.size() == static_cast<std::size_t>(g.extent(1)));
   CHECK(run_wire(plan.plan(), Wire::allgatherv, world, std::span<const double>(a.local()), rows.local(),
                  [&] { return test::holds_nd(rows, value_of2); }));
+  // Stored row-major, a peer's block is no range of the destination: gathered through the scratch.
+  DistArray<double, Dist<Block, Block>> ar(world, ext, Dist<Block, Block>{}, g, {0, 0}, Storage{row_major, 0});
+  test::fill_nd(ar, value_of2);
+  DistArray<double, Dist<Block, Replicated>> rr(world, ext, Dist<Block, Replicated>{}, g, {0, 0}, Storage{row_major, 0});
+  auto packed = make_plan(ar, rr, schedule::all_at_once);
+  CHECK(run_wire(packed.plan(), Wire::allgatherv, world, std::span<const double>(ar.local()), rr.local(),
+                 [&] { return test::holds_nd(rr, value_of2); }));
   // b = a with shared memory off: the decision times the all-gather among the wires, names it.
   options opts = default_options();
   opts.shared_memory = false;

@@ -223,7 +223,8 @@ enum class Wire : unsigned char {
                    ///< plan's peers, made once per plan (nonblocking likewise when started)
   allgatherv,      ///< one MPI_Allgatherv over a communicator of each group of ranks that send each
                    ///< other the same elements (an all-gather: into Replicated), made once per plan;
-                   ///< each rank packs its contribution once (nonblocking when started)
+                   ///< straight into the destination where its ranges are contiguous, else each
+                   ///< rank's contribution packed once (nonblocking when started)
   node_aggregated  ///< between nodes, one message per pair of nodes: each rank packs its messages to
                    ///< other nodes into a node window, one rank per node pair gathers and sends them,
                    ///< one receives and its node's ranks unpack theirs (runtime/exchange.hpp); within
@@ -280,7 +281,7 @@ enum class side { src, dst };
 /// True when the runs, in order, tile one contiguous local range on that side: then the packed
 /// message is that range itself and needs no pack or unpack.
 template <class R>
-bool contiguous_chain(const std::vector<R>& runs, side where) {
+bool contiguous_chain(std::span<const R> runs, side where) {
   index_t next = -1;
   for (const R& r : runs) {
     const bool contiguous = where == side::src ? r.src_contiguous() : r.dst_contiguous();
@@ -289,6 +290,10 @@ bool contiguous_chain(const std::vector<R>& runs, side where) {
     next = start + r.size();
   }
   return !runs.empty();
+}
+template <class R>
+bool contiguous_chain(const std::vector<R>& runs, side where) {
+  return contiguous_chain(std::span<const R>(runs), where);
 }
 
 /// Collects the runs of one message into st.runs and describes them.

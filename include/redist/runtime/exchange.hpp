@@ -1363,6 +1363,31 @@ class Runner {
       if (!s_.copied) copy_local();
     }
   }
+  /// Whether this rank's part of a gather (Wire::allgatherv) can go straight into place: elements
+  /// assigned from the source into the destination, every receive of the round whole and one
+  /// range of the destination, and the local copy one range of it holding the elements the rank
+  /// sends (its contribution lands where MPI_IN_PLACE reads it); the ranges' byte offsets fit an int.
+  template <class P, class St>
+  bool direct_gather(const P& p, const St& st) const {
+    using T = typename P::value_type;
+    if (!store_assigns(p.store) || st.from != Buffer::source || st.to != Buffer::destination) return false;
+    const auto fits = [](index_t end) { return end <= static_cast<index_t>(INT_MAX / sizeof(T)); };
+    for (const WireMessage& w : s_.recvs) {
+      const Message& m = st.recvs[s_.recv_segments[w.first].index];
+      if (!m.direct || w.bytes != static_cast<std::size_t>(m.size) * sizeof(T) || !fits(st.runs_of(m).front().dst + m.size))
+        return false;
+    }
+    if (s_.sends.empty()) return true;
+    const Message& own = st.sends[s_.send_segments[s_.sends.front().first].index];
+    const auto local = st.runs_of(st.local), sent = st.runs_of(own);
+    if (local.size() != sent.size() || st.local.size != own.size || !redist::detail::contiguous_chain(local, redist::detail::side::dst) ||
+        !fits(local.front().dst + own.size) || s_.sends.front().bytes != static_cast<std::size_t>(own.size) * sizeof(T))
+      return false;
+    for (std::size_t k = 0; k < local.size(); ++k)
+      if (!same_source(local[k], sent[k])) return false;
+    return true;
+  }
+
   /// A collective wire's group is posted as one request, send_requests[0] (null while a blocking
   /// collective runs: progress_collective's wait then returns at once).
   void posted_one_collective() {
@@ -1373,9 +1398,10 @@ class Runner {
   }
 
   /// Posts the round's messages as one MPI_Allgatherv over this rank's group (Wire::allgatherv; one
-  /// part, a plan that gathers): its contribution is its first send, packed once into its place in
-  /// the scratch and given in place (MPI_IN_PLACE), and every peer's lands in its receive's place;
-  /// then copies the local pieces while it runs. The group is made by the first run that needs it
+  /// part, a plan that gathers), every rank's contribution in place (MPI_IN_PLACE): straight in the
+  /// destination (direct_gather: the local copy made first is the contribution, every peer's lands
+  /// in its range), or through the scratch (the first send packed once, every peer's unpacked on
+  /// arrival, the local copy while it runs). The group is made by the first run that needs it
   /// (collective over comm, as the graph of Wire::neighbor).
   template <class P, class St>
   void post_gather(P& p, const St& st) {
@@ -1383,15 +1409,25 @@ class Runner {
     if (r.group == MPI_COMM_NULL || r.group_of != comm_ || r.group_for != static_cast<const void*>(st.runs.data()))
       REDIST_EXPECTS(make_gather_group(*p.plan, comm_, r),
                      "redist: Wire::allgatherv requires a plan whose ranks gather within groups (the decision's choice)");
+    using T = typename P::value_type;
     const std::size_t n = r.members.size();
     r.recv_counts.assign(n, 0);
     r.recv_displs.assign(n, 0);
-    std::byte* const base = s_.buffer.data();
     auto slot = [&](int peer) {
       return static_cast<std::size_t>(std::lower_bound(r.members.begin(), r.members.end(), peer) - r.members.begin());
     };
+    // Straight into place when the rank's receives and its local copy are each one range of the
+    // destination (direct_gather): the local copy first, then MPI reads the contribution from
+    // there and writes every peer's into its range; no pack, no unpack. Else through the scratch.
+    const bool direct = direct_gather(p, st);
+    std::byte* const base = direct ? reinterpret_cast<std::byte*>(p.dst.data()) : s_.buffer.data();
+    if (direct && !s_.copied) copy_local();
     s_.left = 0;
     for (WireMessage& w : s_.recvs) {
+      if (direct) {
+        w.in_place = true;
+        w.data = base + st.runs_of(st.recvs[s_.recv_segments[w.first].index]).front().dst * static_cast<index_t>(sizeof(T));
+      }
       const std::size_t k = slot(w.peer);
       r.recv_counts[k] = static_cast<int>(w.bytes);
       r.recv_displs[k] = static_cast<int>(w.data - base);
@@ -1401,11 +1437,15 @@ class Runner {
     }
     if (!s_.sends.empty()) {
       WireMessage& own = s_.sends.front();
-      if (s_.mode == by_cycles) pack_cycles_unit();
-      else pack_wire(own);
       const std::size_t k = slot(p.plan->rank);
       r.recv_counts[k] = static_cast<int>(own.bytes);
-      r.recv_displs[k] = static_cast<int>(own.data - base);
+      if (direct) {
+        r.recv_displs[k] = static_cast<int>(st.runs_of(st.local).front().dst * static_cast<index_t>(sizeof(T)));
+      } else {
+        if (s_.mode == by_cycles) pack_cycles_unit();
+        else pack_wire(own);
+        r.recv_displs[k] = static_cast<int>(own.data - base);
+      }
     }
     for (const WireMessage& w : s_.sends) {
       ++s_.messages_sent;
@@ -1473,8 +1513,13 @@ class Runner {
     if (s_.mode == by_types) return;
     std::size_t bytes = 0;
     auto next = [](std::size_t b) { return K > 1 ? align_up(b) : b; };
-    for (WireMessage& w : s_.sends)
-      if (!w.in_place) w.offset = std::exchange(bytes, next(bytes + w.bytes));
+    // An all-gather packs its one contribution once, for all its sends: one place.
+    const bool one_contribution = s_.collective && s_.wire == Wire::allgatherv;
+    for (std::size_t j = 0; j < s_.sends.size(); ++j) {
+      WireMessage& w = s_.sends[j];
+      if (w.in_place) continue;
+      w.offset = one_contribution && j > 0 ? s_.sends.front().offset : std::exchange(bytes, next(bytes + w.bytes));
+    }
     s_.collective_recv_offset = bytes;
     for (WireMessage& w : s_.recvs)
       if (!w.in_place) w.offset = std::exchange(bytes, next(bytes + w.bytes));

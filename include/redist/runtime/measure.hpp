@@ -191,16 +191,25 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   }
   const detail::StageRounds sr = plan.direct() ? detail::stage_rounds(plan, plan.stages[0], false, false) : detail::StageRounds{};
   const index_t rounds = sr.rounds;
+  const bool counted = plan.direct() && one_per_peer && total + 128 <= INT_MAX;
+  const std::size_t room = static_cast<std::size_t>(budget) * sizeof(T);
   const bool collective_ok =
-      plan.direct() && one_per_peer && total + 128 <= INT_MAX &&
-      (budget <= 0 ||
-       detail::collective_scratch(plan, plan.stages[0], sr, rounds, sizeof(T)) <= static_cast<std::size_t>(budget) * sizeof(T));
+      counted && (budget <= 0 || detail::collective_scratch(plan, plan.stages[0], sr, rounds, sizeof(T)) <= room);
+  // An all-gather packs one contribution (its first send) and receives the others: at most that.
+  std::uint64_t gather_bytes = 0;
+  if (plan.direct()) {
+    const auto& st = plan.stages[0];
+    if (!st.sends.empty()) gather_bytes = static_cast<std::uint64_t>(st.sends.front().size) * sizeof(T);
+    for (const Message& m : st.recvs) gather_bytes += static_cast<std::uint64_t>(m.size) * sizeof(T);
+  }
+  const bool gather_ok = counted && (budget <= 0 || gather_bytes <= room);
   // max: bytes, a message over chunk_bytes, a rank that cannot take a collective, a rank not
-  // direct, the packed messages' rounds, a rank with two messages to or from one peer.
-  std::uint64_t mine[6] = {bytes, longest > chunk_bytes ? 1u : 0u, collective_ok ? 0u : 1u, plan.direct() ? 0u : 1u,
-                           static_cast<std::uint64_t>(rounds), one_per_peer ? 0u : 1u};
-  std::uint64_t all[6] = {};
-  detail::check(MPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
+  // direct, the packed messages' rounds, a rank with two messages to or from one peer, a rank
+  // without the room of an all-gather.
+  std::uint64_t mine[7] = {bytes, longest > chunk_bytes ? 1u : 0u, collective_ok ? 0u : 1u, plan.direct() ? 0u : 1u,
+                           static_cast<std::uint64_t>(rounds), one_per_peer ? 0u : 1u, gather_ok ? 0u : 1u};
+  std::uint64_t all[7] = {};
+  detail::check(MPI_Allreduce(mine, all, 7, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
   if (all[3] != 0) return {};
   ws.exchange.collective_rounds = static_cast<index_t>(all[4]);
 
@@ -215,7 +224,7 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   // An all-gather within groups (into Replicated): one MPI_Allgatherv per group, when every rank's
   // plan gathers (make_gather_group, collective, alike on every rank) and no rank copies from node
   // peers (a contribution copied by some receivers and gathered by others has no one count).
-  const bool gather = !forced && collectives && (node == nullptr || !node->crowded) &&
+  const bool gather = !forced && all[6] == 0 && (node == nullptr || !node->crowded) &&
                       detail::make_gather_group(plan, c, ws.exchange.wire_resources);
   if (forced) {
     cands.assign(1, {Wire::node_aggregated, false, 0});
