@@ -1,4 +1,4 @@
-// redist-bench: times redist against pdgemr2d, MPI_Alltoallv/w, FFTW's transpose, memcpy and the naive method on a
+// redist-bench: times redist against pdgemr2d, MPI_Alltoallv/w, MPI_Allgatherv, FFTW's transpose, memcpy and the naive method on a
 // table of cases, verifies every method element by element, and writes one CSV row per
 // (case, method). `redist-bench --list`; `redist-bench --all --reps 10 --csv results.csv`.
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -16,6 +17,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include <boost/mpi/communicator.hpp>
+#include <boost/mpi/datatype.hpp>
 #include <boost/mpi/environment.hpp>
 #include <redist/redist.hpp>
 
@@ -277,6 +280,172 @@ Case case_section(std::string name, std::string description, MakeSrc make_src, M
   return c;
 }
 
+/// Part p of n elements laid out by Block on P processes, as a user computes it: {first, count},
+/// blocks of ceil(n/P), the trailing ones shorter or empty.
+std::pair<index_t, index_t> block_part(index_t n, int p, int nprocs) {
+  const index_t b = std::max<index_t>(1, (n + nprocs - 1) / nprocs);
+  const index_t first = std::min(n, p * b);
+  return {first, std::min(n, first + b) - first};
+}
+
+/// The 1-D copies baseline, what an MPI user writes: one MPI_Allgatherv of every rank's Block
+/// part (counts and displacements from block_part) straight into the local storage of the
+/// Replicated array, which is the whole array on every rank. No redist plan or pack code.
+template <class A, class B>
+class AllgathervMethod final : public IntoArray<A, B> {
+ public:
+  AllgathervMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
+  bool has_setup() const override { return true; }
+  void setup() override {
+    const int nprocs = this->a_.comm().size();
+    me_ = this->a_.comm().rank();
+    counts_.resize(static_cast<std::size_t>(nprocs));
+    displs_.resize(static_cast<std::size_t>(nprocs));
+    for (int p = 0; p < nprocs; ++p) {
+      const auto [first, count] = block_part(this->a_.size(), p, nprocs);
+      counts_[static_cast<std::size_t>(p)] = detail::checked_int(count, "elements of one rank");
+      displs_[static_cast<std::size_t>(p)] = detail::checked_int(first, "displacement");
+    }
+    // MPI reads counts_[me_] elements of the source: the formula must be the array's.
+    if (counts_[static_cast<std::size_t>(me_)] != this->a_.local_size())
+      throw std::invalid_argument("allgatherv: the Block formula disagrees with the source's local size");
+  }
+  void run() override {
+    const MPI_Datatype type = boost::mpi::get_mpi_datatype<value_type>();
+    MPI_Allgatherv(this->a_.local().data(), counts_[static_cast<std::size_t>(me_)], type, this->b_.local().data(),
+                   counts_.data(), displs_.data(), type, static_cast<MPI_Comm>(this->a_.comm()));
+  }
+  Cost cost() override {
+    // This rank's part reaches every other rank.
+    const std::int64_t mine = counts_[static_cast<std::size_t>(me_)];
+    const std::int64_t peers = this->a_.comm().size() - 1;
+    return Cost{mine * peers * static_cast<std::int64_t>(sizeof(value_type)), mine > 0 ? peers : 0, 1, 0};
+  }
+
+ private:
+  using value_type = typename A::value_type;
+  int me_ = 0;
+  std::vector<int> counts_, displs_;
+};
+
+/// The 2-D copies baseline, (Block, Block) -> (Block, Replicated) on one r × c grid, what a careful
+/// MPI user writes: a communicator per grid row (MPI_Comm_split on the row index, once, at setup)
+/// and one MPI_Allgatherv of the rank's column-major block along it, straight into the local array
+/// (rows × M, column-major: the row's blocks, each rows × its columns, are its columns one after
+/// the other); with a padded leading dimension, into a scratch buffer and then a copy of every
+/// gathered column into place. Ranks by the grid's default row-major order, rank = i·c + j;
+/// counts from block_part. No redist plan or pack code.
+template <class A, class B>
+class RowAllgathervMethod final : public IntoArray<A, B> {
+ public:
+  RowAllgathervMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
+  RowAllgathervMethod(const RowAllgathervMethod&) = delete;
+  RowAllgathervMethod& operator=(const RowAllgathervMethod&) = delete;
+  ~RowAllgathervMethod() override {
+    if (row_comm_ != MPI_COMM_NULL) MPI_Comm_free(&row_comm_);
+  }
+  bool has_setup() const override { return true; }
+  void setup() override {
+    const int r = this->a_.grid().extent(0), c = this->a_.grid().extent(1);
+    const int rank = this->a_.comm().rank();
+    const int i = rank / c;
+    j_ = rank % c;
+    const bool in_grid = rank < r * c;
+    // Collective: every rank splits, those outside the grid into no communicator.
+    MPI_Comm_split(static_cast<MPI_Comm>(this->a_.comm()), in_grid ? i : MPI_UNDEFINED, j_, &row_comm_);
+    const auto coords = this->a_.coords();
+    if (!in_grid || !coords || (*coords)[0] != i || (*coords)[1] != j_)
+      throw std::invalid_argument("allgatherv: the grid is not row-major from rank 0 over every rank");
+    const index_t m = this->a_.extent(0), n = this->a_.extent(1);
+    rows_ = block_part(m, i, r).second;
+    counts_.resize(static_cast<std::size_t>(c));
+    displs_.resize(static_cast<std::size_t>(c));
+    col0_.resize(static_cast<std::size_t>(c));
+    cols_.resize(static_cast<std::size_t>(c));
+    for (int q = 0; q < c; ++q) {
+      const auto [col0, cols] = block_part(n, q, c);
+      const auto k = static_cast<std::size_t>(q);
+      col0_[k] = col0;
+      cols_[k] = cols;
+      counts_[k] = detail::checked_int(rows_ * cols, "elements of one block");
+      displs_[k] = detail::checked_int(rows_ * col0, "displacement");
+    }
+    // The block is sent as it is stored: unpadded columns (leading dimension = rows).
+    if (rows_ > 0 && this->a_.leading_dimension() != rows_)
+      throw std::invalid_argument("allgatherv: the source's local columns are padded");
+    ldb_ = this->b_.leading_dimension();
+    if (ldb_ != rows_) scratch_.reset(new value_type[static_cast<std::size_t>(rows_ * n)]);
+  }
+  void run() override {
+    const MPI_Datatype type = boost::mpi::get_mpi_datatype<value_type>();
+    value_type* into = scratch_ ? scratch_.get() : this->b_.local().data();
+    MPI_Allgatherv(this->a_.local().data(), counts_[static_cast<std::size_t>(j_)], type, into, counts_.data(),
+                   displs_.data(), type, row_comm_);
+    if (rows_ == 0 || !scratch_) return;
+    // Unpack: column k of grid column q's block is column col0_[q] + k of the local array.
+    value_type* out = this->b_.local().data();
+    const std::size_t bytes = static_cast<std::size_t>(rows_) * sizeof(value_type);
+    for (std::size_t q = 0; q < cols_.size(); ++q)
+      for (index_t k = 0; k < cols_[q]; ++k)
+        std::memcpy(out + (col0_[q] + k) * ldb_, scratch_.get() + displs_[q] + k * rows_, bytes);
+  }
+  Cost cost() override {
+    // This rank's block reaches every other rank of its grid row.
+    const std::int64_t mine = counts_[static_cast<std::size_t>(j_)];
+    const std::int64_t peers = static_cast<std::int64_t>(counts_.size()) - 1;
+    const auto size = static_cast<std::int64_t>(sizeof(value_type));
+    return Cost{mine * peers * size, mine > 0 ? peers : 0, 1, scratch_ ? rows_ * this->a_.extent(1) * size : 0};
+  }
+
+ private:
+  using value_type = typename A::value_type;
+  MPI_Comm row_comm_ = MPI_COMM_NULL;
+  int j_ = 0;
+  index_t rows_ = 0, ldb_ = 1;
+  std::vector<int> counts_, displs_;
+  std::vector<index_t> col0_, cols_;
+  std::unique_ptr<value_type[]> scratch_;
+};
+
+/// The methods of the copies cases (a destination held in copies): `redist` (b = a),
+/// `redist_messages` (the message path, shared memory off) and `allgatherv` (Gather, the MPI
+/// baseline), each into its own destination make_b(). pdgemr2d and the alltoall baselines do not
+/// apply: they write one owner per element.
+template <template <class, class> class Gather, class A, class MakeB>
+std::vector<MethodEntry> copies_methods(const A& a, MakeB make_b) {
+  using B = std::invoke_result_t<MakeB>;
+  using automatic_t = redist::schedule::automatic_t;
+  return {
+      {"redist", [&a, make_b] { return std::make_unique<RedistMethod<A, B, automatic_t>>(a, make_b(), redist::schedule::automatic, Call::assign); }},
+      {"redist_messages", [&a, make_b] { return std::make_unique<RedistMethod<A, B, automatic_t>>(a, make_b(), redist::schedule::automatic, Call::messages); }},
+      {"allgatherv", [&a, make_b] { return std::make_unique<Gather<A, B>>(a, make_b()); }},
+  };
+}
+
+std::vector<std::string> copies_method_names() { return {"redist", "redist_messages", "allgatherv"}; }
+
+/// replicate: n doubles, Block -> Replicated (the whole array on every rank).
+std::vector<Row> run_replicate(Harness& h, index_t n) {
+  using A = redist::DistArray<double, redist::Block>;
+  using B = redist::DistArray<double, redist::Replicated>;
+  A a(h.comm(), n);
+  for (index_t l = 0; l < a.local_size(); ++l) a.local()[l] = value_of(a.global_index(l));
+  return h.measure("replicate", n, copies_methods<AllgathervMethod>(a, [&h, n] { return B(h.comm(), n); }));
+}
+
+/// replicate_2d: the m × m matrix, (Block, Block) -> (Block, Replicated) on the square grid: the
+/// row blocks gathered along each grid row, every grid column a copy.
+std::vector<Row> run_replicate_2d(Harness& h, index_t m) {
+  using A = redist::DistArray<double, redist::Dist<redist::Block, redist::Block>>;
+  using B = redist::DistArray<double, redist::Dist<redist::Block, redist::Replicated>>;
+  const Shape s = square(h.comm().size());
+  const redist::Grid grid{s[0], s[1]};
+  const std::array<index_t, 2> ext{m, m};
+  A a(h.comm(), ext, grid);
+  for_each_local_nd(a, [&](const auto& l, index_t off) { a.local()[off] = value_of(global_id(a.global_index(l), ext)); });
+  return h.measure("replicate_2d", m * m, copies_methods<RowAllgathervMethod>(a, [&h, ext, grid] { return B(h.comm(), ext, grid); }));
+}
+
 template <class D>
 auto fixed() {
   return [](index_t, int) { return D{}; };
@@ -371,6 +540,12 @@ std::vector<Case> make_cases() {
           "section", "every other row of the matrix, 2x2 grid 64x64 blocks -> (BLOCK, BLOCK) on 2x2",
           [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<64>, Cyclic<64>>{}, Grid{s[0], s[1]}}; },
           [](int p) { const Shape s = square(p); return std::tuple{Dist<Block, Block>{}, Grid{s[0], s[1]}}; }),
+      Case{"replicate", "n doubles, Block -> Replicated (the whole array on every rank), against MPI_Allgatherv",
+           copies_method_names,
+           [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts&) { return run_replicate(h, s.n); }},
+      Case{"replicate_2d", "matrix, (BLOCK, BLOCK) -> (BLOCK, REPLICATED) on the square grid, against MPI_Allgatherv per grid row",
+           copies_method_names,
+           [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts&) { return run_replicate_2d(h, s.matrix); }},
   };
 }
 
