@@ -50,6 +50,15 @@ struct BuildGridPlan {
   }
 };
 
+/// The plan maker of a schedule policy: plan_with(from, to, rank, Policy{}).
+template <class Policy>
+struct PlanUnder {
+  template <class From, class To>
+  auto operator()(const From& from, const To& to, int rank) const {
+    return plan_with(from, to, rank, Policy{});
+  }
+};
+
 /// Checks the schedules of all ranks' stages s as SimChecks asks; calls fail with the first problem.
 template <class PlanT, class Fail>
 void check_steps(const std::vector<PlanT>& plans, std::size_t s, SimChecks checks, Fail&& fail) {

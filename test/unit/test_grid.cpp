@@ -31,6 +31,7 @@ namespace unit_test_grid {
 using namespace redist;
 using redist::test::bind_case;
 using redist::test::BuildGridPlan;
+using redist::test::PlanUnder;
 using redist::test::random_case;
 namespace mp11 = boost::mp11;
 
@@ -160,15 +161,6 @@ TEST_CASE("Arrays of rank 5 and 6 redistribute exactly: no rank limit", "[grid][
   }
 }
 
-namespace {
-template <class Policy>
-struct PlanUnder {
-  template <class From, class To>
-  auto operator()(const From& from, const To& to, int rank) const {
-    return plan_with(from, to, rank, Policy{});
-  }
-};
-}  // namespace
 
 TEST_CASE("N-D plans under caterpillar and relative-group schedules are contention-free and exact", "[grid][schedule]") {
   std::mt19937_64 rng(77);

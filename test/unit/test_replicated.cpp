@@ -35,6 +35,7 @@ namespace unit_test_replicated {
 
 using namespace redist;
 using redist::test::BuildGridPlan;
+using redist::test::PlanUnder;
 using redist::test::random_case;
 namespace mp11 = boost::mp11;
 
@@ -232,15 +233,6 @@ TEST_CASE("1-D Block -> Partial: every rank but 0 sends its block to rank 0, and
     }
 }
 
-namespace {
-template <class Policy>
-struct PlanUnder {
-  template <class From, class To>
-  auto operator()(const From& from, const To& to, int rank) const {
-    return plan_with(from, to, rank, Policy{});
-  }
-};
-}  // namespace
 
 TEST_CASE("grid_transfers of a source in copies is its plans' table; caterpillar and relative-group schedules are exact",
           "[replicated][schedule]") {

@@ -42,6 +42,7 @@
 namespace unit_test_sections {
 
 using namespace redist;
+using redist::test::PlanUnder;
 namespace mp11 = boost::mp11;
 
 // Slice specifiers.
@@ -414,14 +415,6 @@ test::SimResult simulate_section(const From& from, const To& to, const Side<NA>&
   test::check_delivered(out, expected, writes, places, fail);
   return res;
 }
-
-template <class Policy>
-struct PlanUnder {
-  template <class From, class To>
-  auto operator()(const From& from, const To& to, int rank) const {
-    return plan_with(from, to, rank, Policy{});
-  }
-};
 
 struct BuildSectionPlan {
   template <class From, class To>
