@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <redist/plan/plan.hpp>
+#include <redist/plan/transfers.hpp>
 #include <redist/runtime/pack.hpp>
 
 #include "oracle.hpp"
@@ -58,6 +59,21 @@ struct PlanUnder {
     return plan_with(from, to, rank, Policy{});
   }
 };
+
+/// Whether grid_transfers(from, to) is the communication table of the plans of all nprocs ranks:
+/// per (sender, receiver) the elements of its message (the local copy for sender = receiver).
+template <class From, class To>
+bool transfers_are_plans(const From& from, const To& to, int nprocs) {
+  std::map<std::pair<int, int>, index_t> from_plans, from_table;
+  for (int r = 0; r < nprocs; ++r) {
+    const auto whole = build_grid_plan(from, to, r);
+    const auto& p = whole.only();
+    for (const Message& m : p.sends) from_plans[{r, m.peer}] = m.size;
+    if (p.local.size > 0) from_plans[{r, r}] = p.local.size;
+  }
+  for (const auto& tr : grid_transfers(from, to)) from_table[{tr.sender, tr.receiver}] = tr.size;
+  return from_plans == from_table;
+}
 
 /// Checks the schedules of all ranks' stages s as SimChecks asks; calls fail with the first problem.
 template <class PlanT, class Fail>

@@ -190,15 +190,7 @@ TEST_CASE("grid_transfers is the communication table of the plans", "[grid][sche
     const std::array<index_t, 2> ext{static_cast<index_t>(rng() % 25), static_cast<index_t>(rng() % 25)};
     auto a = random_case<GenBlock, Cyclic<>>(ext, nprocs, rng);
     auto b = random_case<Cyclic<>, Collapsed>(ext, nprocs, rng);
-    std::map<std::pair<int, int>, index_t> from_plans, from_table;
-    for (int r = 0; r < nprocs; ++r) {
-      const GridPlan p_whole = build_grid_plan(a.mapping, b.mapping, r);
-      const auto& p = p_whole.only();
-      for (const Message& m : p.sends) from_plans[{r, m.peer}] = m.size;
-      if (p.local.size > 0) from_plans[{r, r}] = p.local.size;
-    }
-    for (const auto& tr : grid_transfers(a.mapping, b.mapping)) from_table[{tr.sender, tr.receiver}] = tr.size;
-    CHECK(from_plans == from_table);
+    CHECK(test::transfers_are_plans(a.mapping, b.mapping, nprocs));
   }
 }
 

@@ -244,15 +244,7 @@ TEST_CASE("grid_transfers of a source in copies is its plans' table; caterpillar
     auto a = random_case<Replicated, Cyclic<>>(ext, nprocs, rng);
     auto b = random_case<Block, Replicated>(ext, nprocs, rng);
     INFO("trial " << t << ", P = " << nprocs);
-    std::map<std::pair<int, int>, index_t> from_plans, from_table;
-    for (int r = 0; r < nprocs; ++r) {
-      const GridPlan whole = build_grid_plan(a.mapping, b.mapping, r);
-      const auto& p = whole.only();
-      for (const Message& m : p.sends) from_plans[{r, m.peer}] = m.size;
-      if (p.local.size > 0) from_plans[{r, r}] = p.local.size;
-    }
-    for (const auto& tr : grid_transfers(a.mapping, b.mapping)) from_table[{tr.sender, tr.receiver}] = tr.size;
-    CHECK(from_plans == from_table);
+    CHECK(test::transfers_are_plans(a.mapping, b.mapping, nprocs));
     const auto cat = test::simulate(a.mapping, b.mapping, a.layout, b.layout, strict, PlanUnder<schedule::caterpillar_t>{});
     INFO(cat.failure);
     REQUIRE(cat.ok);

@@ -1405,6 +1405,8 @@ class Runner {
   /// (collective over comm, as the graph of Wire::neighbor).
   template <class P, class St>
   void post_gather(P& p, const St& st) {
+    REDIST_EXPECTS(s_.node == nullptr,
+                   "redist: Wire::allgatherv requires the message path (no rank copying from node peers: the decision's choice)");
     auto& r = s_.wire_resources;
     if (r.group == MPI_COMM_NULL || r.group_of != comm_ || r.group_for != static_cast<const void*>(st.runs.data()))
       REDIST_EXPECTS(make_gather_group(*p.plan, comm_, r),
