@@ -6,10 +6,16 @@
 // 32, and the bench cases mat_b32_b128, mat_b64_b100 and row_c8_c5. Best of --reps times, every
 // message, and one message alone (a step of a contention-free schedule). It checks that every
 // message comes out in storage order (the source holds its local offsets) and exits non-zero if not.
+// Beside them, the same copies the way bench/onepass.hpp's hand-written baseline does them: flat
+// runs {from, len, to} in storage order, one memcpy each (the pack's over the source, the unpack's
+// over the destination, and the local copy's, against the plan's local sections), and a memcpy of
+// as many elements as the messages hold. Those runs are listed from where the plan put each element
+// (a component comparison on one process; redist-bench's baselines share nothing with redist).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -64,6 +70,33 @@ void run(const std::string& name, const Plan& plan, index_t src_size, index_t ds
     const auto at = walked.begin() + send_at[i];
     if (!std::is_sorted(at, at + p.sends[i].size)) failed = true;
   }
+  // The hand-written baseline's pack (bench/onepass.hpp): runs {from, len, to} in the source's
+  // storage order, each copied by memcpy (short ones element by element); here derived from the
+  // walk's output (src holds its local offsets), so the same elements in the same places.
+  struct Flat {
+    index_t from, len, to;
+  };
+  std::vector<Flat> flat;
+  {
+    std::vector<std::pair<index_t, index_t>> order;  // (source offset, buffer position)
+    for (std::size_t i : packed)
+      for (index_t k = 0; k < p.sends[i].size; ++k)
+        order.emplace_back(static_cast<index_t>(walked[static_cast<std::size_t>(send_at[i] + k)]), send_at[i] + k);
+    std::sort(order.begin(), order.end());
+    for (const auto& [f, t] : order) {
+      if (!flat.empty() && flat.back().from + flat.back().len == f && flat.back().to + flat.back().len == t) ++flat.back().len;
+      else flat.push_back({f, 1, t});
+    }
+  }
+  auto flat_copy = [](const double* from, double* to, index_t len) {
+    if (len <= 2) for (index_t k = 0; k < len; ++k) to[k] = from[k];
+    else std::memcpy(to, from, static_cast<std::size_t>(len) * sizeof(double));
+  };
+  const double pack_flat = best_ms([&] {
+    for (const Flat& r : flat) flat_copy(src.data() + r.from, runs.data() + r.to, r.len);
+  });
+  // memcpy of as many elements (the memory system's speed for this volume).
+  const double copy_all = best_ms([&] { std::memcpy(runs.data(), src.data(), runs.size() * sizeof(double)); });
   const double one_walk = best_ms([&] { runtime::pack_message(p, first, src.data(), walked.data()); });
   const double one_runs = best_ms([&] { runtime::pack(p.runs_of(p.sends[first]), src.data(), runs.data()); });
   std::vector<double> in(static_cast<std::size_t>(recv_at.back()));
@@ -87,12 +120,52 @@ void run(const std::string& name, const Plan& plan, index_t src_size, index_t ds
       }
     if (seen != p.recvs[i].size) failed = true;
   }
+  // The baseline's unpack: runs {buffer position, len, dst offset} in the destination's storage order.
+  std::vector<Flat> flat_in;
+  {
+    std::vector<double> where(dst.size(), -1.0);
+    std::vector<double> pos_of(in.size());
+    for (std::size_t k = 0; k < in.size(); ++k) pos_of[k] = static_cast<double>(k);
+    for (std::size_t i = 0; i < p.recvs.size(); ++i)
+      if (!p.recvs[i].direct) runtime::unpack_message(p, i, pos_of.data() + recv_at[i], where.data());
+    for (std::size_t d = 0; d < where.size(); ++d) {
+      if (where[d] < 0) continue;
+      const auto f = static_cast<index_t>(where[d]), t = static_cast<index_t>(d);
+      if (!flat_in.empty() && flat_in.back().from + flat_in.back().len == f && flat_in.back().to + flat_in.back().len == t)
+        ++flat_in.back().len;
+      else flat_in.push_back({f, 1, t});
+    }
+  }
+  const double unpack_flat = best_ms([&] {
+    for (const Flat& r : flat_in) flat_copy(in.data() + r.from, dst.data() + r.to, r.len);
+  });
+  // The local copy: by the plan's local sections (runtime::copy), and as the baseline's runs in
+  // the source's storage order.
+  std::vector<double> dl(dst.size(), -1.0), dflat(dst.size(), -1.0);
+  const auto local = p.runs_of(p.local);
+  const double local_sections = best_ms([&] { runtime::copy(local, src.data(), dl.data()); });
+  std::vector<Flat> flat_local;
+  {
+    std::vector<std::pair<index_t, index_t>> order;
+    for (std::size_t d = 0; d < dl.size(); ++d)
+      if (dl[d] >= 0) order.emplace_back(static_cast<index_t>(dl[d]), static_cast<index_t>(d));
+    std::sort(order.begin(), order.end());
+    for (const auto& [f, t] : order) {
+      if (!flat_local.empty() && flat_local.back().from + flat_local.back().len == f && flat_local.back().to + flat_local.back().len == t)
+        ++flat_local.back().len;
+      else flat_local.push_back({f, 1, t});
+    }
+  }
+  const double local_flat = best_ms([&] {
+    for (const Flat& r : flat_local) flat_copy(src.data() + r.from, dflat.data() + r.to, r.len);
+  });
+  if (dflat != dl) failed = true;
   const double unpack_runs = best_ms([&] {
     for (std::size_t i = 0; i < p.recvs.size(); ++i)
       if (!p.recvs[i].direct) runtime::unpack(p.runs_of(p.recvs[i]), in.data() + recv_at[i], dst.data());
   });
-  std::printf("%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", name.c_str(), pack_walk, pack_runs, one_walk, one_runs, unpack_walk,
-              unpack_runs);
+  std::printf("%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", name.c_str(), pack_walk, pack_runs, one_walk,
+              one_runs, unpack_walk, unpack_runs, pack_flat, unpack_flat, local_sections, local_flat, copy_all);
 }
 
 using D2 = Dist<Cyclic<>, Cyclic<>>;
@@ -122,7 +195,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("case,pack_walk_ms,pack_runs_ms,one_walk_ms,one_runs_ms,unpack_walk_ms,unpack_runs_ms\n");
+  std::printf(
+      "case,pack_walk_ms,pack_runs_ms,one_walk_ms,one_runs_ms,unpack_walk_ms,unpack_runs_ms,pack_baseline_ms,unpack_baseline_ms,"
+      "local_sections_ms,local_baseline_ms,memcpy_ms\n");
   matrix("mat_b32_b128", m, 32, 128);
   matrix("mat_b64_b100", m, 64, 100, 4);
   row("row_c8_c5", n, 8, 5);
