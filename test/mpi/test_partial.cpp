@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 
+#include <boost/hana/tuple.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <catch2/catch.hpp>
 
@@ -127,6 +128,136 @@ TEST_CASE("2-D: (Block, Partial) sums along the grid's rows into (Block, Block),
   d = c;
   const int dcol = d.coords() ? (*d.coords())[1] : 0;
   CHECK(all_ok(world, test::holds_nd(d, [&](const std::array<index_t, 2>& x) { return dcol == 0 ? total(x) : 0.0; })));
+}
+
+namespace {
+/// src -> dst by plan on `wire` in ws, dst set to the fold's identity first: run (the blocking
+/// collective) or started, tested and waited for (the nonblocking one).
+template <class P, class T, class Op>
+void fold_on(const P& plan, Wire wire, bool started, const mpi::communicator& world, std::span<const T> src,
+             std::span<T> dst, runtime::Workspace& ws, Op) {
+  std::fill(dst.begin(), dst.end(), fold_identity<Op, T>::value());
+  ws.exchange.wire = wire;
+  const runtime::fold_op<Op> store{};
+  if (!started) {
+    runtime::execute(plan, world, src, dst, ws, runtime::max_chunk_bytes, store);
+    return;
+  }
+  auto parts = boost::hana::make_tuple(runtime::part(plan, src, dst, ws, store));
+  const auto c = static_cast<MPI_Comm>(world);
+  runtime::start(parts, ws.exchange, c, nullptr, runtime::max_chunk_bytes, runtime::message_tag);
+  runtime::test(parts, ws.exchange, c, runtime::max_chunk_bytes, runtime::message_tag);
+  runtime::wait(parts, ws.exchange, c, runtime::max_chunk_bytes, runtime::message_tag);
+}
+
+/// a -> b forced on the reduction wire the pair's pattern is (`expect`, on every rank from 2 ranks
+/// on; none at 1, or where `expect` is point_to_point), four times in one workspace (the group made
+/// once), run and started in turn; check() after each. Then the same by b = a, three times: the
+/// decision times the messages against that wire on the second run and names both (nothing timed
+/// where there is no reduction).
+template <class A, class B, class Op, class Check>
+void reduce_both_ways(A& a, B& b, Wire expect, Op op, Check&& check) {
+  const mpi::communicator& world = a.comm();
+  Redistribution r(a.mapping(), b.mapping(), world.rank());
+  const auto& plan = r.plan();
+  const Wire kind = plan.direct() && plan.stages.size() == 1 ? runtime::detail::reduces(plan.stages.front()) : Wire::point_to_point;
+  CHECK(all_ok(world, kind == (world.size() > 1 ? expect : Wire::point_to_point)));
+  using T = typename A::value_type;
+  runtime::Workspace ws;
+  const bool reduction = world.size() > 1 && expect != Wire::point_to_point;
+  if (reduction) {
+    REQUIRE(runtime::detail::make_reduce_group(plan, static_cast<MPI_Comm>(world), ws.exchange.wire_resources, expect));
+    CHECK(ws.exchange.wire_resources.members.size() == static_cast<std::size_t>(plan.stages.front().sends.size() + 1));
+    for (int run = 0; run < 4; ++run) {
+      fold_on(plan, expect, run % 2 == 1, world, std::span<const T>(a.local()), b.local(), ws, op);
+      INFO("wire " << wire_name(expect, false) << ", run " << run);
+      REQUIRE(all_ok(world, check()));
+      CHECK(ws.exchange.messages_received == plan.stages.front().recvs.size());
+    }
+  }
+  for (int run = 0; run < 3; ++run) {
+    b = a;
+    REQUIRE(all_ok(world, check()));
+  }
+  const Explanation e = explain(a, b);
+  bool timed = false;
+  for (const TransportTiming& t : e.transports) timed = timed || t.wire == expect;
+  CHECK(all_ok(world, timed == reduction));
+  CHECK(all_ok(world, reduction || e.transports.empty()));
+  CHECK(all_ok(world, world.size() == 1 || e.transport == "messages" || e.transport == wire_name(expect, false)));
+}
+}  // namespace
+
+TEST_CASE("Partial values by their reduction wires: one MPI_Allreduce or MPI_Reduce_scatter per group, exact",
+          "[mpi][partial][reduce]") {
+  mpi::communicator world;
+  const int p = world.size(), r = world.rank();
+  SECTION("1-D sums into Block (a reduce-scatter) and Replicated (an all-reduce), run and started") {
+    for (index_t n : {index_t{1}, index_t{13}, index_t{1000}}) {
+      DistArray<double, Partial<>> a(world, n);
+      test::fill(a, [&](index_t g) { return part(g, r); });
+      DistArray<double, Block> b(world, n);
+      // A rank that holds no block receives nothing: no group of the same peers both ways, no
+      // reduction (messages fold).
+      const bool every_rank_holds = (p - 1) * ((n + p - 1) / p) < n;
+      reduce_both_ways(a, b, every_rank_holds ? Wire::reduce_scatter : Wire::point_to_point, std::plus<>{},
+                       [&] { return test::holds(b, [&](index_t g) { return sum_of(g, p); }); });
+      DistArray<double, Replicated> all(world, n);
+      reduce_both_ways(a, all, Wire::allreduce, std::plus<>{}, [&] { return test::holds(all, [&](index_t g) { return sum_of(g, p); }); });
+    }
+  }
+  SECTION("1-D max of ints into Block and Replicated") {
+    const index_t n = 101;
+    auto v = [&](index_t g, int q) { return static_cast<int>((g * 7 + q * 13) % 31) - 15; };
+    auto most = [&](index_t g) {
+      int x = std::numeric_limits<int>::lowest();
+      for (int q = 0; q < p; ++q) x = std::max(x, v(g, q));
+      return x;
+    };
+    DistArray<int, Partial<max_op>> a(world, n);
+    test::fill(a, [&](index_t g) { return v(g, r); });
+    DistArray<int, Block> b(world, n);
+    reduce_both_ways(a, b, Wire::reduce_scatter, max_op{}, [&] { return test::holds(b, most); });
+    DistArray<int, Replicated> all(world, n);
+    reduce_both_ways(a, all, Wire::allreduce, max_op{}, [&] { return test::holds(all, most); });
+  }
+  SECTION("2-D (Block, Partial) along the grid's rows: into (Block, Block) and (Block, Replicated)") {
+    const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{1, p};
+    const int q = g.extent(1);
+    const std::array<index_t, 2> ext{29, 17};
+    auto value = [](const std::array<index_t, 2>& x) { return static_cast<double>(x[0] * 100 + x[1]); };
+    DistArray<double, Dist<Block, Partial<>>> a(world, ext, g);
+    const int col = a.coords() ? (*a.coords())[1] : 0;
+    test::fill_nd(a, [&](const std::array<index_t, 2>& x) { return value(x) + 10000.0 * col; });
+    auto total = [&](const std::array<index_t, 2>& x) { return q * value(x) + 10000.0 * q * (q - 1) / 2; };
+    if (q > 1) {
+      DistArray<double, Dist<Block, Block>> b(world, ext, g);
+      reduce_both_ways(a, b, Wire::reduce_scatter, std::plus<>{}, [&] { return test::holds_nd(b, total); });
+      DistArray<double, Dist<Block, Replicated>> rows(world, ext, g);
+      reduce_both_ways(a, rows, Wire::allreduce, std::plus<>{}, [&] { return test::holds_nd(rows, total); });
+      // Destinations with a leading dimension beyond their local rows: the folded elements are not
+      // one range of them, so they arrive in the scratch and are unpacked.
+      DistArray<double, Dist<Block, Block>> bp(world, ext, g, {}, Storage{Order::column_major, 40});
+      reduce_both_ways(a, bp, Wire::reduce_scatter, std::plus<>{}, [&] { return test::holds_nd(bp, total); });
+      DistArray<double, Dist<Block, Replicated>> rp(world, ext, g, {}, Storage{Order::column_major, 40});
+      reduce_both_ways(a, rp, Wire::allreduce, std::plus<>{}, [&] { return test::holds_nd(rp, total); });
+    }
+  }
+  SECTION("No reduction where the pattern is none: into Cyclic<3>, the decision times nothing") {
+    const index_t n = 200;
+    DistArray<double, Partial<>> a(world, n);
+    test::fill(a, [&](index_t g) { return part(g, r); });
+    DistArray<double, Cyclic<3>> c(world, n);
+    for (int run = 0; run < 3; ++run) {
+      c = a;
+      REQUIRE(all_ok(world, test::holds(c, [&](index_t g) { return sum_of(g, p); })));
+    }
+    if (p > 2) {
+      Redistribution rc(a.mapping(), c.mapping(), r);
+      CHECK(all_ok(world, runtime::detail::reduces(rc.plan().stages.front()) == Wire::point_to_point));
+      CHECK(explain(a, c).transports.empty());
+    }
+  }
 }
 
 }  // namespace mpi_test_partial

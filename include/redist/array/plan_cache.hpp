@@ -197,11 +197,23 @@ class Redistribution {
                   Before&& before = [] {}) {
     const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
     first_run<T>(comm, src.size(), dst.size(), Op::assigns);
+    // Partial values folded by a predefined MPI operation: the second run times the messages
+    // against the pattern's reduction (one MPI_Allreduce or MPI_Reduce_scatter per group, where
+    // every rank's plan is one) and keeps the faster, as the transports of b = a are decided.
+    if constexpr (runtime::detail::mpi_reduction<T, Op>::exists)
+      if (update_runs_ == 1 && options_.tune_reps > 0 && comm.size() > 1) {
+        decision_.transports = runtime::time_reduction(plan_, comm, src, dst, workspace_, options_.tune_reps, op, before, budget_);
+        const TransportTiming* best = nullptr;
+        for (const TransportTiming& t : decision_.transports)
+          if (t.median > 0 && (best == nullptr || t.median < best->median)) best = &t;
+        if (best != nullptr) workspace_.exchange.wire = best->wire;
+      }
     before();
     auto parts = boost::hana::make_tuple(runtime::part(plan_, src, dst, workspace_, op));
     const auto c = static_cast<MPI_Comm>(comm);
     runtime::start(parts, workspace_.exchange, c, nullptr, options_.max_message_bytes, runtime::message_tag);
     runtime::wait(parts, workspace_.exchange, c, options_.max_message_bytes, runtime::message_tag);
+    ++update_runs_;
   }
   /// True until the first run (which agrees on the plan across ranks) has happened.
   bool before_first_run() const noexcept { return !checked_; }
@@ -237,7 +249,7 @@ class Redistribution {
     e.reason = decision_.reason;
     e.timed = decision_.timed;
     e.transports = decision_.transports;
-    e.ran = checked_ && runs_ > 0;
+    e.ran = checked_ && (runs_ > 0 || update_runs_ > 0);
     const runtime::Node* on = e.ran ? (on_node_ ? node_ : nullptr) : (plan_.direct() || decider::adaptive ? node : nullptr);
     for (const auto& st : plan_.stages) {
       if (!e.ran)
@@ -460,6 +472,7 @@ class Redistribution {
   bool on_node_ = false;
   bool make_staging_ = false;
   int runs_ = 0;
+  int update_runs_ = 0;  ///< runs by run_update (scaled updates, partial values)
   index_t budget_ = 0;
   const runtime::Node* node_ = nullptr;
   std::shared_ptr<const runtime::Node> node_keep_;

@@ -225,11 +225,17 @@ enum class Wire : unsigned char {
                    ///< other the same elements (an all-gather: into Replicated), made once per plan;
                    ///< straight into the destination where its ranges are contiguous, else each
                    ///< rank's contribution packed once (nonblocking when started)
-  node_aggregated  ///< between nodes, one message per pair of nodes: each rank packs its messages to
-                   ///< other nodes into a node window, one rank per node pair gathers and sends them,
-                   ///< one receives and its node's ranks unpack theirs (runtime/exchange.hpp); within
-                   ///< a node, as the node path or point to point. One plan at a time (a fused list
-                   ///< posts point to point)
+  node_aggregated,  ///< between nodes, one message per pair of nodes: each rank packs its messages to
+                    ///< other nodes into a node window, one rank per node pair gathers and sends them,
+                    ///< one receives and its node's ranks unpack theirs (runtime/exchange.hpp); within
+                    ///< a node, as the node path or point to point. One plan at a time (a fused list
+                    ///< posts point to point)
+  allreduce,        ///< partial values (Partial<Op>) folded by one MPI_Allreduce per group of ranks that
+                    ///< send each other the same elements into the same places (into Replicated);
+                    ///< straight in the destination where its range is contiguous
+  reduce_scatter    ///< partial values folded by one MPI_Reduce_scatter per group of ranks whose
+                    ///< contributions to each member land in that member's local places (into a
+                    ///< split dimension)
 };
 
 /// Whether a plan's messages between nodes may go aggregated (options::node_aggregation): timed
@@ -245,6 +251,8 @@ inline std::string wire_name(Wire w, bool datatypes) {
     case Wire::neighbor: return datatypes ? "neighbor_alltoallw" : "neighbor_alltoallv";
     case Wire::allgatherv: return "allgatherv";
     case Wire::node_aggregated: return "node_aggregated";
+    case Wire::allreduce: return "allreduce";
+    case Wire::reduce_scatter: return "reduce_scatter";
     default: return datatypes ? "datatypes" : "messages";
   }
 }

@@ -24,8 +24,10 @@
 #include <boost/hana/size.hpp>
 #include <boost/hana/tuple.hpp>
 #include <boost/mpi/communicator.hpp>
+#include <boost/mpi/datatype.hpp>
 
 #include <redist/detail/hash.hpp>
+#include <redist/dist/partial.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/runtime/node.hpp>
 #include <redist/runtime/pack.hpp>
@@ -151,11 +153,15 @@ class WireResources {
   MPI_Comm graph = MPI_COMM_NULL, graph_of = MPI_COMM_NULL;
   const void* graph_for = nullptr;
   std::vector<int> sources, destinations;
-  // Wire::allgatherv: the communicator of this rank's group (make_gather_group), split from
+  // Wire::allgatherv, allreduce, reduce_scatter: the communicator of this rank's group (make_group), split from
   // group_of for the stage whose runs are at group_for; its members, ascending (its rank order).
   MPI_Comm group = MPI_COMM_NULL, group_of = MPI_COMM_NULL;
   const void* group_for = nullptr;
   std::vector<int> members;
+  /// What the group was made for: Wire::allgatherv, Wire::allreduce or Wire::reduce_scatter; for a
+  /// reduce-scatter, each member's elements, in member order (MPI_Reduce_scatter's counts).
+  Wire group_wire = Wire::point_to_point;
+  std::vector<int> reduce_counts;
 
   /// Frees the persistent requests (local).
   void release_requests() noexcept {
@@ -198,6 +204,8 @@ class WireResources {
     group_of = MPI_COMM_NULL;
     group_for = nullptr;
     members.clear();
+    group_wire = Wire::point_to_point;
+    reduce_counts.clear();
   }
   void release() noexcept {
     release_requests();
@@ -242,6 +250,8 @@ class WireResources {
     group_of = std::exchange(o.group_of, MPI_COMM_NULL);
     group_for = std::exchange(o.group_for, nullptr);
     members = std::move(o.members);
+    group_wire = std::exchange(o.group_wire, Wire::point_to_point);
+    reduce_counts = std::move(o.reduce_counts);
     o.units.clear();
   }
 };
@@ -333,6 +343,10 @@ struct ExchangeState {
   Wire wire = Wire::point_to_point;
   WireResources wire_resources;
   bool collective = false;
+  /// Wire::allreduce and Wire::reduce_scatter through the scratch: where the folded elements of this
+  /// rank arrive, unpacked into the destination once the collective completes (null: none, or
+  /// straight in the destination).
+  const std::byte* reduced = nullptr;
   /// The exchange is waited for as soon as it is started (runtime::run, a blocking b = a): a
   /// collective wire then calls the blocking collective (MPI_Alltoallv ...), which MPI libraries
   /// complete in fewer steps than the nonblocking one and its wait.
@@ -919,20 +933,90 @@ bool gathers(const Stage<R>& st) {
   return true;
 }
 
-/// Wire::allgatherv, collective over comm: makes r.group, the communicator of this rank and its
-/// peers, when on every rank the plan is one direct stage that gathers (gathers) within groups
-/// whose members all name the same group; returns whether they do, alike on every rank (a plan
-/// whose groups overlap, or a rank that receives from ranks it does not send to, makes none).
+/// Whether two runs (or sections) write the same elements of their destination in the same order.
+constexpr bool same_dest(const Run& a, const Run& b) noexcept {
+  return a.dst == b.dst && a.len == b.len && a.count == b.count && a.dst_stride == b.dst_stride && a.dst_step == b.dst_step;
+}
+template <std::size_t D>
+constexpr bool same_dest(const BasicSection<D>& a, const BasicSection<D>& b) noexcept {
+  if (a.dst != b.dst || a.depth != b.depth) return false;
+  for (std::size_t k = 0; k < a.depth; ++k)
+    if (a.loops[k].count != b.loops[k].count || a.loops[k].dst_stride != b.loops[k].dst_stride) return false;
+  return true;
+}
+
+/// Wire::allreduce and Wire::reduce_scatter: whether this rank's part of stage st is its part of a
+/// reduction of partial values within a group (Partial<Op> sources): it sends to and receives from
+/// the same peers, once each; every message and its local copy are one run (one section); every
+/// receive lands on the elements of its local copy, in the same order, so that the group's
+/// contributions to a member fold element by element. Wire::allreduce when every send also carries
+/// the local copy's source elements (each member's contribution is the same elements, into
+/// Replicated), Wire::reduce_scatter otherwise (into a split dimension); point_to_point when it is
+/// no reduction.
 template <class R>
-bool make_gather_group(const BasicPlan<R>& plan, MPI_Comm comm, WireResources& r) {
+Wire reduces(const Stage<R>& st) {
+  if (st.forwards || st.sends.size() != st.recvs.size() || st.local.nruns != 1 || st.sends.empty()) return Wire::point_to_point;
+  std::vector<int> out, in;
+  for (const Message& m : st.sends) out.push_back(m.peer);
+  for (const Message& m : st.recvs) in.push_back(m.peer);
+  std::sort(out.begin(), out.end());
+  std::sort(in.begin(), in.end());
+  if (out != in || std::adjacent_find(out.begin(), out.end()) != out.end()) return Wire::point_to_point;
+  const R& local = st.runs[st.local.first];
+  for (const Message& m : st.recvs)
+    if (m.nruns != 1 || m.size != st.local.size || !same_dest(st.runs[m.first], local)) return Wire::point_to_point;
+  bool all = true;
+  for (const Message& m : st.sends) {
+    if (m.nruns != 1) return Wire::point_to_point;
+    all = all && m.size == st.local.size && same_source(st.runs[m.first], local);
+  }
+  return all ? Wire::allreduce : Wire::reduce_scatter;
+}
+
+/// The predefined MPI operation of a store that folds partial values (fold_op of std::plus,
+/// std::multiplies, redist::min_op or redist::max_op) on elements of type T, an arithmetic type
+/// MPI knows: `exists` and op(); none for any other store or type (no reduction wire then).
+template <class T, class Store>
+struct mpi_reduction {
+  static constexpr bool exists = false;
+  static MPI_Op op() noexcept { return MPI_OP_NULL; }
+};
+/// 1 sum, 2 product, 3 min, 4 max; 0 for another fold.
+template <class T, class Op>
+constexpr int fold_kind() noexcept {
+  if constexpr (std::is_same_v<Op, std::plus<>> || std::is_same_v<Op, std::plus<T>>) return 1;
+  else if constexpr (std::is_same_v<Op, std::multiplies<>> || std::is_same_v<Op, std::multiplies<T>>) return 2;
+  else if constexpr (std::is_same_v<Op, redist::min_op>) return 3;
+  else if constexpr (std::is_same_v<Op, redist::max_op>) return 4;
+  else return 0;
+}
+template <class T, class Op>
+  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && boost::mpi::is_mpi_builtin_datatype<T>::value &&
+           fold_kind<T, Op>() != 0)
+struct mpi_reduction<T, fold_op<Op>> {
+  static constexpr bool exists = true;
+  static MPI_Op op() noexcept {
+    constexpr int k = fold_kind<T, Op>();
+    return k == 1 ? MPI_SUM : k == 2 ? MPI_PROD : k == 3 ? MPI_MIN : MPI_MAX;
+  }
+};
+
+/// Collective over comm: makes r.group, the communicator of this rank and its peers, when on every
+/// rank the plan is one direct stage whose part `mine` says (gathers, or a reduction of the kind
+/// `wire`), within groups whose members all name the same group and agree on `salt` (what the
+/// members must agree on besides); returns whether they do, alike on every rank (a plan whose
+/// groups overlap, or a rank that receives from ranks it does not send to, makes none).
+template <class R, class Mine>
+bool make_group(const BasicPlan<R>& plan, MPI_Comm comm, WireResources& r, Wire wire, Mine&& mine_of) {
   r.release_group();
   const Stage<R>* st = plan.direct() && plan.stages.size() == 1 ? &plan.stages.front() : nullptr;
-  const bool mine = st != nullptr && gathers(*st);
+  std::uint64_t salt = 0;
+  const bool mine = st != nullptr && mine_of(*st, salt);
   std::vector<int> members{plan.rank};
   if (mine)
     for (const Message& m : st->sends) members.push_back(m.peer);
   std::sort(members.begin(), members.end());
-  std::uint64_t h = redist::detail::hash_seed;
+  std::uint64_t h = redist::detail::hash_mix(redist::detail::hash_seed, salt);
   for (int q : members) h = redist::detail::hash_mix(h, static_cast<std::uint64_t>(q));
   MPI_Comm g = MPI_COMM_NULL;
   detail::check(MPI_Comm_split(comm, members.front(), plan.rank, &g), "MPI_Comm_split");
@@ -951,7 +1035,39 @@ bool make_gather_group(const BasicPlan<R>& plan, MPI_Comm comm, WireResources& r
   r.group_of = comm;
   r.group_for = st->runs.data();
   r.members = std::move(members);
+  r.group_wire = wire;
   return true;
+}
+
+/// Wire::allgatherv, collective over comm: makes r.group when on every rank the plan is one direct
+/// stage that gathers (gathers) within groups (make_group).
+template <class R>
+bool make_gather_group(const BasicPlan<R>& plan, MPI_Comm comm, WireResources& r) {
+  return make_group(plan, comm, r, Wire::allgatherv, [](const Stage<R>& st, std::uint64_t&) { return gathers(st); });
+}
+
+/// Wire::allreduce or Wire::reduce_scatter (`wire`), collective over comm: makes r.group when on
+/// every rank the plan is one direct stage that reduces so (reduces) within groups whose members
+/// agree on each member's elements (r.reduce_counts, in member order: the local copy's for this
+/// rank, each send's for its peer), which fit an int.
+template <class R>
+bool make_reduce_group(const BasicPlan<R>& plan, MPI_Comm comm, WireResources& r, Wire wire) {
+  std::vector<int> counts;
+  const bool made = make_group(plan, comm, r, wire, [&](const Stage<R>& st, std::uint64_t& salt) {
+    if (reduces(st) != wire) return false;
+    std::vector<std::pair<int, index_t>> of{{plan.rank, st.local.size}};
+    for (const Message& m : st.sends) of.emplace_back(m.peer, m.size);
+    std::sort(of.begin(), of.end());
+    salt = static_cast<std::uint64_t>(wire);
+    for (const auto& [peer, n] : of) {
+      if (n > INT_MAX) return false;
+      counts.push_back(static_cast<int>(n));
+      salt = redist::detail::hash_mix(salt, static_cast<std::uint64_t>(n));
+    }
+    return true;
+  });
+  if (made) r.reduce_counts = std::move(counts);
+  return made;
 }
 
 template <class Parts>
@@ -1031,7 +1147,8 @@ class Runner {
       // Aggregated between nodes (its node barriers are flags in the plan's own window: several
       // exchanges may be in flight, as with every wire).
       const bool aggregate = s_.wire == Wire::node_aggregated && s_.nodes != nullptr && !s_.nodes->whole();
-      const bool typed = p.ws->typed && plan.direct() && store_assigns(p.store) && !aggregate && s_.wire != Wire::allgatherv;
+      const bool typed = p.ws->typed && plan.direct() && store_assigns(p.store) && !aggregate && s_.wire != Wire::allgatherv &&
+                         !reducing();
       const StageRounds sr = stage_rounds(plan, st, typed, s_.node != nullptr && s_.node->whole());
       s_.mode = sr.mode;
       s_.rounds = sr.rounds;
@@ -1044,8 +1161,13 @@ class Runner {
       // A collective wire posts the stage's messages of a round at once, whatever its schedule
       // (none on a node that holds every rank: every rank alike copies). The decision chooses it
       // only for a direct plan whose rounds it agreed (measure.hpp's time_transports).
-      s_.collective = (s_.wire == Wire::alltoallv || s_.wire == Wire::neighbor || s_.wire == Wire::allgatherv) &&
+      s_.collective = (s_.wire == Wire::alltoallv || s_.wire == Wire::neighbor || s_.wire == Wire::allgatherv || reducing()) &&
                       !(s_.node != nullptr && s_.node->whole());
+      // A reduction packs and unpacks its contribution by runs itself (post_reduce), in one round.
+      if (s_.collective && reducing()) {
+        s_.mode = by_messages;
+        s_.rounds = 1;
+      }
       if (s_.collective) {
         // As many rounds on every rank (the most of any, agreed by the decision): one collective each.
         REDIST_EXPECTS(plan.direct() && s_.rounds <= s_.collective_rounds,
@@ -1242,6 +1364,7 @@ class Runner {
       auto& p = boost::hana::at_c<0>(parts_);
       const auto& st = p.plan->stages[s_.stage];
       if (s_.wire == Wire::allgatherv) return post_gather(p, st);
+      if (reducing()) return post_reduce(p, st);
       auto& r = s_.wire_resources;
       const bool graph = s_.wire == Wire::neighbor;
       const bool typed = s_.mode == by_types;
@@ -1408,7 +1531,8 @@ class Runner {
     REDIST_EXPECTS(s_.node == nullptr,
                    "redist: Wire::allgatherv requires the message path (no rank copying from node peers: the decision's choice)");
     auto& r = s_.wire_resources;
-    if (r.group == MPI_COMM_NULL || r.group_of != comm_ || r.group_for != static_cast<const void*>(st.runs.data()))
+    if (r.group == MPI_COMM_NULL || r.group_of != comm_ || r.group_for != static_cast<const void*>(st.runs.data()) ||
+        r.group_wire != Wire::allgatherv)
       REDIST_EXPECTS(make_gather_group(*p.plan, comm_, r),
                      "redist: Wire::allgatherv requires a plan whose ranks gather within groups (the decision's choice)");
     using T = typename P::value_type;
@@ -1466,6 +1590,106 @@ class Runner {
     if (!s_.copied) copy_local();
   }
 
+  bool reducing() const noexcept { return s_.wire == Wire::allreduce || s_.wire == Wire::reduce_scatter; }
+
+  /// Posts the stage's partial values as one reduction over this rank's group (Wire::allreduce or
+  /// Wire::reduce_scatter; one part, a plan that reduces, a store that folds by a predefined MPI
+  /// operation): every member's contribution folded by MPI, element by element, in the order of
+  /// the runs (the same on every member: reduces). An all-reduce straight in the destination when
+  /// its local copy is one range of it (the local copy first, then MPI_IN_PLACE), else through the
+  /// scratch (the contribution packed by the local copy's source side, folded in place, unpacked on
+  /// completion); a reduce-scatter packs its contributions to the members in member order (its own
+  /// by the local copy) and receives its elements straight in the destination when they are one
+  /// range of it, else through the scratch. No local copy besides (the contribution is in the
+  /// reduction). The group is made by the first run that needs it (collective over comm).
+  template <class P, class St>
+  void post_reduce(P& p, const St& st) {
+    using T = typename P::value_type;
+    using Store = std::remove_cvref_t<decltype(p.store)>;
+    constexpr bool folds = mpi_reduction<T, Store>::exists;
+    REDIST_EXPECTS(folds && s_.node == nullptr && st.from == Buffer::source && st.to == Buffer::destination,
+                   "redist: a reduction wire requires partial values folded by a predefined MPI operation on the message "
+                   "path (the decision's choice)");
+    if constexpr (folds) post_reduction(p, st, mpi_reduction<T, Store>::op());
+  }
+  template <class P, class St>
+  void post_reduction(P& p, const St& st, MPI_Op op) {
+    using T = typename P::value_type;
+    auto& r = s_.wire_resources;
+    if (r.group == MPI_COMM_NULL || r.group_of != comm_ || r.group_for != static_cast<const void*>(st.runs.data()) ||
+        r.group_wire != s_.wire)
+      REDIST_EXPECTS(make_reduce_group(*p.plan, comm_, r, s_.wire),
+                     "redist: a reduction wire requires a plan whose ranks reduce within groups (the decision's choice)");
+    const MPI_Datatype type = boost::mpi::get_mpi_datatype<T>();
+    const auto local = st.runs_of(st.local);
+    const index_t n = st.local.size;
+    T* dst = buffer_of(p, st.to);
+    const T* src = buffer_of(p, st.from);
+    const bool straight = redist::detail::contiguous_chain(local, redist::detail::side::dst) &&
+                          local.front().dst + n <= static_cast<index_t>(INT_MAX);
+    // Every receive is in the reduction: none is unpacked on its own.
+    for (WireMessage& w : s_.recvs) {
+      w.in_place = true;
+      w.pending = 1;
+      ++s_.messages_received;
+    }
+    s_.left = s_.recvs.size();
+    for (const WireMessage& w : s_.sends) {
+      ++s_.messages_sent;
+      s_.bytes_sent += w.bytes;
+    }
+    s_.copied = true;
+    s_.reduced = nullptr;
+    T* out = nullptr;  // where this rank's folded elements arrive
+    if (s_.wire == Wire::allreduce) {
+      if (straight) {
+        copy(local, src, dst);
+        out = dst + local.front().dst;
+      } else {
+        out = reinterpret_cast<T*>(s_.buffer.reserve(static_cast<std::size_t>(n) * sizeof(T)));
+        pack(local, src, out);
+        s_.reduced = reinterpret_cast<const std::byte*>(out);
+      }
+      posted_one_collective();
+      if (s_.blocking)
+        check(MPI_Allreduce(MPI_IN_PLACE, out, static_cast<int>(n), type, op, r.group), "MPI_Allreduce");
+      else
+        check(MPI_Iallreduce(MPI_IN_PLACE, out, static_cast<int>(n), type, op, r.group, s_.send_requests.data()),
+              "MPI_Iallreduce");
+      return;
+    }
+    // Reduce-scatter: the contributions in member order, then (unless straight) this rank's elements.
+    index_t total = 0;
+    for (int c : r.reduce_counts) total += c;
+    std::byte* base = s_.buffer.reserve(static_cast<std::size_t>(total + (straight ? 0 : n)) * sizeof(T));
+    T* in = reinterpret_cast<T*>(base);
+    T* at = in;
+    for (int q : r.members) {
+      if (q == p.plan->rank) {
+        pack(local, src, at);
+        at += n;
+        continue;
+      }
+      for (const Message& m : st.sends)
+        if (m.peer == q) {
+          pack(st.runs_of(m), src, at);
+          at += m.size;
+        }
+    }
+    if (straight) {
+      out = dst + local.front().dst;
+    } else {
+      out = in + total;
+      s_.reduced = reinterpret_cast<const std::byte*>(out);
+    }
+    posted_one_collective();
+    if (s_.blocking)
+      check(MPI_Reduce_scatter(in, out, r.reduce_counts.data(), type, op, r.group), "MPI_Reduce_scatter");
+    else
+      check(MPI_Ireduce_scatter(in, out, r.reduce_counts.data(), type, op, r.group, s_.send_requests.data()),
+            "MPI_Ireduce_scatter");
+  }
+
   /// Waits for (block) or tests the collective; once it is complete, every receive has arrived.
   bool progress_collective(bool block) {
     if (block) {
@@ -1476,6 +1700,15 @@ class Runner {
       if (!done) return false;
     }
     for (std::size_t j = 0; j < s_.recvs.size(); ++j) arrived(j);
+    if (s_.reduced != nullptr) {
+      // The folded elements, through the scratch: into the local copy's places (which hold the
+      // identity or this rank's contribution; the fold is complete, so they are assigned).
+      auto& p = boost::hana::at_c<0>(parts_);
+      using T = typename std::remove_cvref_t<decltype(p)>::value_type;
+      const auto& st = p.plan->stages[s_.stage];
+      unpack(st.runs_of(st.local), reinterpret_cast<const T*>(s_.reduced), buffer_of(p, st.to));
+      s_.reduced = nullptr;
+    }
     return true;
   }
 

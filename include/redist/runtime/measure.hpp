@@ -270,4 +270,53 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   return cands;
 }
 
+/// Collective: times a plan of partial values (a Partial<Op> source, `store` its fold) by messages
+/// against its reduction wire (Wire::allreduce or Wire::reduce_scatter, one MPI reduction per
+/// group: make_reduce_group) when every rank's plan is one direct stage that reduces so in one
+/// round (no piece of the scratch budget cuts a message), the fold is a predefined MPI operation on
+/// T (mpi_reduction), its scratch fits `budget` elements (0: no limit) and no rank copies from node
+/// peers; `reset()` writes the fold's identity into dst before each run. Interleaved rounds as
+/// time_transports. Returns the candidates with their medians (empty when the wire does not apply
+/// or reps <= 0); ws's wire is point to point afterwards, and dst holds the last run's values.
+template <class R, class T, class Store, class Reset>
+std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
+                                            std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
+                                            const Store& store, Reset&& reset, index_t budget = 0) {
+  ws.exchange.wire = Wire::point_to_point;
+  if (reps <= 0 || comm.size() < 2) return {};
+  const MPI_Comm c = static_cast<MPI_Comm>(comm);
+  // 0: the allreduce, 1: the reduce-scatter this rank's part would be, 2: neither; the least.
+  std::uint64_t mine = 2;
+  if (detail::mpi_reduction<T, Store>::op() != MPI_OP_NULL && plan.direct() && plan.stages.size() == 1) {
+    const auto& st = plan.stages.front();
+    const Wire w = detail::reduces(st);
+    index_t longest = st.local.size, sent = st.local.size;
+    for (const Message& m : st.sends) {
+      longest = std::max(longest, m.size);
+      sent += m.size;
+    }
+    const bool one_round = plan.piece == 0 || longest <= plan.piece;
+    const bool fits = budget <= 0 || sent + st.local.size <= budget;
+    if (w != Wire::point_to_point && one_round && fits) mine = w == Wire::allreduce ? 0 : 1;
+  }
+  std::uint64_t both[2] = {mine, ~mine}, all[2] = {};
+  detail::check(MPI_Allreduce(both, all, 2, MPI_UINT64_T, MPI_MIN, c), "MPI_Allreduce");
+  // Every rank alike: the same kind on every rank (least == most), or no reduction.
+  if (all[0] != ~all[1] || all[0] > 1) return {};
+  const Wire wire = all[0] == 0 ? Wire::allreduce : Wire::reduce_scatter;
+  if (!detail::make_reduce_group(plan, c, ws.exchange.wire_resources, wire)) return {};
+  std::vector<TransportTiming> cands{{Wire::point_to_point, false, 0}, {wire, false, 0}};
+  ws.exchange.collective_rounds = 1;
+  const std::size_t which[] = {0, 1};
+  std::vector<std::vector<double>> samples(cands.size());
+  time_rounds(std::span<const std::size_t>(which), comm, reps, tune_min_seconds, samples, [&](std::size_t i) {
+    ws.exchange.wire = cands[i].wire;
+    reset();
+    execute(plan, comm, src, dst, ws, max_chunk_bytes, store);
+  });
+  for (std::size_t i = 0; i < cands.size(); ++i) cands[i].median = median_of(samples[i]);
+  ws.exchange.wire = Wire::point_to_point;
+  return cands;
+}
+
 }  // namespace redist::runtime
