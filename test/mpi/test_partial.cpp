@@ -241,6 +241,12 @@ TEST_CASE("Partial values by their reduction wires: one MPI_Allreduce or MPI_Red
       reduce_both_ways(a, bp, Wire::reduce_scatter, std::plus<>{}, [&] { return test::holds_nd(bp, total); });
       DistArray<double, Dist<Block, Replicated>> rp(world, ext, g, {}, Storage{Order::column_major, 40});
       reduce_both_ways(a, rp, Wire::allreduce, std::plus<>{}, [&] { return test::holds_nd(rp, total); });
+      // A padded source: the contributions are not one range of it; packed (reduce-scatter) or
+      // copied into the destination first (all-reduce in place).
+      DistArray<double, Dist<Block, Partial<>>> ap(world, ext, g, {}, Storage{Order::column_major, 40});
+      test::fill_nd(ap, [&](const std::array<index_t, 2>& x) { return value(x) + 10000.0 * col; });
+      reduce_both_ways(ap, b, Wire::reduce_scatter, std::plus<>{}, [&] { return test::holds_nd(b, total); });
+      reduce_both_ways(ap, rows, Wire::allreduce, std::plus<>{}, [&] { return test::holds_nd(rows, total); });
     }
   }
   SECTION("No reduction where the pattern is none: into Cyclic<3>, the decision times nothing") {

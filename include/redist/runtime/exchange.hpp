@@ -1001,6 +1001,28 @@ struct mpi_reduction<T, fold_op<Op>> {
   }
 };
 
+/// Whether the local copy of stage st writes one range of its destination, in run order, within an
+/// int of elements (a reduction's result then lands there straight, MPI_IN_PLACE or as the
+/// receive buffer).
+template <class R>
+bool reduces_straight(const Stage<R>& st) {
+  const auto local = st.runs_of(st.local);
+  return !local.empty() && redist::detail::contiguous_chain(local, redist::detail::side::dst) &&
+         local.front().dst + st.local.size <= static_cast<index_t>(INT_MAX);
+}
+
+/// Elements of scratch a reduction of stage st on `wire` takes on this rank: an all-reduce none
+/// when straight (reduces_straight), else its contribution; a reduce-scatter its contributions to
+/// every member, and its own elements unless straight.
+template <class R>
+index_t reduce_scratch(const Stage<R>& st, Wire wire) {
+  const bool straight = reduces_straight(st);
+  if (wire == Wire::allreduce) return straight ? 0 : st.local.size;
+  index_t total = st.local.size;
+  for (const Message& m : st.sends) total += m.size;
+  return total + (straight ? 0 : st.local.size);
+}
+
 /// Collective over comm: makes r.group, the communicator of this rank and its peers, when on every
 /// rank the plan is one direct stage whose part `mine` says (gathers, or a reduction of the kind
 /// `wire`), within groups whose members all name the same group and agree on `salt` (what the
@@ -1625,8 +1647,7 @@ class Runner {
     const index_t n = st.local.size;
     T* dst = buffer_of(p, st.to);
     const T* src = buffer_of(p, st.from);
-    const bool straight = redist::detail::contiguous_chain(local, redist::detail::side::dst) &&
-                          local.front().dst + n <= static_cast<index_t>(INT_MAX);
+    const bool straight = reduces_straight(st);
     // Every receive is in the reduction: none is unpacked on its own.
     for (WireMessage& w : s_.recvs) {
       w.in_place = true;
@@ -1642,6 +1663,17 @@ class Runner {
     s_.reduced = nullptr;
     T* out = nullptr;  // where this rank's folded elements arrive
     if (s_.wire == Wire::allreduce) {
+      if (straight && redist::detail::contiguous_chain(local, redist::detail::side::src)) {
+        // From the source's range into the destination's: no copy at all.
+        out = dst + local.front().dst;
+        posted_one_collective();
+        const T* from = src + local.front().src;
+        if (s_.blocking)
+          check(MPI_Allreduce(from, out, static_cast<int>(n), type, op, r.group), "MPI_Allreduce");
+        else
+          check(MPI_Iallreduce(from, out, static_cast<int>(n), type, op, r.group, s_.send_requests.data()), "MPI_Iallreduce");
+        return;
+      }
       if (straight) {
         copy(local, src, dst);
         out = dst + local.front().dst;
@@ -1658,28 +1690,38 @@ class Runner {
               "MPI_Iallreduce");
       return;
     }
-    // Reduce-scatter: the contributions in member order, then (unless straight) this rank's elements.
+    // Reduce-scatter: the contributions in member order (this rank's own by its local copy), then
+    // (unless straight) this rank's elements. Where the contributions are already one range of
+    // the source in member order, MPI reads them there (no pack).
     index_t total = 0;
     for (int c : r.reduce_counts) total += c;
-    std::byte* base = s_.buffer.reserve(static_cast<std::size_t>(total + (straight ? 0 : n)) * sizeof(T));
-    T* in = reinterpret_cast<T*>(base);
-    T* at = in;
-    for (int q : r.members) {
-      if (q == p.plan->rank) {
-        pack(local, src, at);
-        at += n;
-        continue;
+    auto each_contribution = [&](auto&& f) {
+      for (int q : r.members) {
+        if (q == p.plan->rank) f(local);
+        else
+          for (const Message& m : st.sends)
+            if (m.peer == q) f(st.runs_of(m));
       }
-      for (const Message& m : st.sends)
-        if (m.peer == q) {
-          pack(st.runs_of(m), src, at);
-          at += m.size;
-        }
+    };
+    index_t next = -1;
+    bool in_source = true;
+    each_contribution([&](auto runs) {
+      in_source = in_source && redist::detail::contiguous_chain(runs, redist::detail::side::src) && (next < 0 || runs.front().src == next);
+      if (in_source) next = runs.front().src + runs.front().size();
+    });
+    std::byte* base = s_.buffer.reserve(static_cast<std::size_t>((in_source ? 0 : total) + (straight ? 0 : n)) * sizeof(T));
+    const T* in = in_source ? src + (next - total) : reinterpret_cast<const T*>(base);
+    if (!in_source) {
+      T* at = reinterpret_cast<T*>(base);
+      each_contribution([&](auto runs) {
+        pack(runs, src, at);
+        for (const auto& run : runs) at += run.size();
+      });
     }
     if (straight) {
       out = dst + local.front().dst;
     } else {
-      out = in + total;
+      out = reinterpret_cast<T*>(base) + (in_source ? 0 : total);
       s_.reduced = reinterpret_cast<const std::byte*>(out);
     }
     posted_one_collective();

@@ -290,13 +290,10 @@ std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boos
   if (detail::mpi_reduction<T, Store>::op() != MPI_OP_NULL && plan.direct() && plan.stages.size() == 1) {
     const auto& st = plan.stages.front();
     const Wire w = detail::reduces(st);
-    index_t longest = st.local.size, sent = st.local.size;
-    for (const Message& m : st.sends) {
-      longest = std::max(longest, m.size);
-      sent += m.size;
-    }
+    index_t longest = st.local.size;
+    for (const Message& m : st.sends) longest = std::max(longest, m.size);
     const bool one_round = plan.piece == 0 || longest <= plan.piece;
-    const bool fits = budget <= 0 || sent + st.local.size <= budget;
+    const bool fits = budget <= 0 || w == Wire::point_to_point || detail::reduce_scratch(st, w) <= budget;
     if (w != Wire::point_to_point && one_round && fits) mine = w == Wire::allreduce ? 0 : 1;
   }
   std::uint64_t both[2] = {mine, ~mine}, all[2] = {};
