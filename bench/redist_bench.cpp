@@ -1,5 +1,5 @@
-// redist-bench: times redist against pdgemr2d, MPI_Alltoallv/w, MPI_Allgatherv, FFTW's transpose, memcpy and the naive method on a
-// table of cases, verifies every method element by element, and writes one CSV row per
+// redist-bench: times redist against pdgemr2d, MPI_Alltoallv/w, MPI_Allgatherv, MPI_Reduce_scatter,
+// MPI_Allreduce, FFTW's transpose, memcpy and the naive method on a table of cases, verifies every method element by element, and writes one CSV row per
 // (case, method). `redist-bench --list`; `redist-bench --all --reps 10 --csv results.csv`.
 #include <algorithm>
 #include <array>
@@ -446,6 +446,113 @@ std::vector<Row> run_replicate_2d(Harness& h, index_t m) {
   return h.measure("replicate_2d", m * m, copies_methods<RowAllgathervMethod>(a, [&h, ext, grid] { return B(h.comm(), ext, grid); }));
 }
 
+/// redist from partial values (Partial<Op> sources): b = a, or redistribute with shared memory off
+/// (`messages`; partial values move by messages or by a reduction either way). make_plan does not
+/// take such arrays, so the cost is what redist::explain says of the last run (no scratch count).
+template <class A, class B>
+class FoldMethod final : public IntoArray<A, B> {
+ public:
+  FoldMethod(const A& a, B b, Call call) : IntoArray<A, B>{a, std::move(b)}, call_{call} {}
+  void run() override {
+    if (call_ == Call::assign) this->b_ = this->a_;
+    else redist::redistribute(this->a_, this->b_, redist::schedule::automatic, options_of(call_));
+  }
+  Cost cost() override {
+    const redist::Explanation e = redist::explain(this->a_, this->b_, redist::schedule::automatic, options_of(call_));
+    return Cost{static_cast<std::int64_t>(e.bytes), static_cast<std::int64_t>(e.messages), static_cast<std::int64_t>(e.steps), 0};
+  }
+  std::string explain() override { return redist::explain(this->a_, this->b_, redist::schedule::automatic, options_of(call_)).str(); }
+
+ private:
+  Call call_;
+};
+
+/// The reductions baseline, (Block, Partial<>) on one r × c grid into (Block, Block) (`All` false:
+/// MPI_Reduce_scatter) or (Block, Replicated) (`All`: MPI_Allreduce), what an MPI user writes: a
+/// communicator per grid row (MPI_Comm_split on the row index, once, at setup) and one reduction of
+/// the rank's column-major local array along it, from the source's storage straight into the
+/// destination's (a column-major rows × n block holds grid column q's columns as one range, so the
+/// reduce-scatter needs no pack). Ranks by the grid's default row-major order; counts from
+/// block_part. No redist plan or pack code.
+template <class A, class B, bool All>
+class RowReduceMethod final : public IntoArray<A, B> {
+ public:
+  RowReduceMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
+  RowReduceMethod(const RowReduceMethod&) = delete;
+  RowReduceMethod& operator=(const RowReduceMethod&) = delete;
+  ~RowReduceMethod() override {
+    if (row_comm_ != MPI_COMM_NULL) MPI_Comm_free(&row_comm_);
+  }
+  bool has_setup() const override { return true; }
+  void setup() override {
+    const int r = this->a_.grid().extent(0), c = this->a_.grid().extent(1);
+    const int rank = this->a_.comm().rank();
+    const int i = rank / c;
+    j_ = rank % c;
+    const bool in_grid = rank < r * c;
+    MPI_Comm_split(static_cast<MPI_Comm>(this->a_.comm()), in_grid ? i : MPI_UNDEFINED, j_, &row_comm_);
+    const auto coords = this->a_.coords();
+    if (!in_grid || !coords || (*coords)[0] != i || (*coords)[1] != j_)
+      throw std::invalid_argument("reduce: the grid is not row-major from rank 0 over every rank");
+    const index_t m = this->a_.extent(0);
+    n_ = this->a_.extent(1);
+    rows_ = block_part(m, i, r).second;
+    counts_.resize(static_cast<std::size_t>(c));
+    for (int q = 0; q < c; ++q)
+      counts_[static_cast<std::size_t>(q)] = detail::checked_int(rows_ * block_part(n_, q, c).second, "elements of one block");
+    if (rows_ > 0 && (this->a_.leading_dimension() != rows_ || this->b_.leading_dimension() != rows_))
+      throw std::invalid_argument("reduce: a local array's columns are padded");
+  }
+  void run() override {
+    const MPI_Datatype type = boost::mpi::get_mpi_datatype<value_type>();
+    if constexpr (All)
+      MPI_Allreduce(this->a_.local().data(), this->b_.local().data(), detail::checked_int(rows_ * n_, "elements"), type,
+                    MPI_SUM, row_comm_);
+    else
+      MPI_Reduce_scatter(this->a_.local().data(), this->b_.local().data(), counts_.data(), type, MPI_SUM, row_comm_);
+  }
+  Cost cost() override {
+    // The point-to-point equivalent: every part of this rank's contribution that another rank of
+    // its grid row holds.
+    const std::int64_t peers = static_cast<std::int64_t>(counts_.size()) - 1;
+    const std::int64_t mine = counts_[static_cast<std::size_t>(j_)];
+    const std::int64_t elements = All ? rows_ * n_ * peers : rows_ * n_ - mine;
+    return Cost{elements * static_cast<std::int64_t>(sizeof(value_type)), peers, 1, 0};
+  }
+
+ private:
+  using value_type = typename A::value_type;
+  MPI_Comm row_comm_ = MPI_COMM_NULL;
+  int j_ = 0;
+  index_t rows_ = 0, n_ = 0;
+  std::vector<int> counts_;
+};
+
+/// reduce and reduce_replicated: the m × m matrix of partial sums along the square grid's rows,
+/// (Block, Partial<>) into (Block, Block) (a reduce-scatter per grid row) or (Block, Replicated) (an
+/// all-reduce per grid row). Grid column j holds value_of(g) - (c - 1) for j = 0 and 1 elsewhere,
+/// whose sum is value_of(g) (exact: quarters).
+template <class D, bool All>
+std::vector<Row> run_reduce(Harness& h, index_t m, const std::string& name) {
+  using A = redist::DistArray<double, redist::Dist<redist::Block, redist::Partial<>>>;
+  using B = redist::DistArray<double, redist::Dist<redist::Block, D>>;
+  const Shape s = square(h.comm().size());
+  const redist::Grid grid{s[0], s[1]};
+  const std::array<index_t, 2> ext{m, m};
+  A a(h.comm(), ext, grid);
+  const int j = a.coords() ? (*a.coords())[1] : 0;
+  for_each_local_nd(a, [&](const auto& l, index_t off) {
+    a.local()[off] = j == 0 ? value_of(global_id(a.global_index(l), ext)) - (s[1] - 1) : 1.0;
+  });
+  auto make_b = [&h, ext, grid] { return B(h.comm(), ext, grid); };
+  const std::vector<MethodEntry> entries{
+      {"redist", [&] { return std::make_unique<FoldMethod<A, B>>(a, make_b(), Call::assign); }},
+      {"redist_messages", [&] { return std::make_unique<FoldMethod<A, B>>(a, make_b(), Call::messages); }},
+      {All ? "allreduce" : "reduce_scatter", [&] { return std::make_unique<RowReduceMethod<A, B, All>>(a, make_b()); }},
+  };
+  return h.measure(name, m * m, entries);
+}
+
 template <class D>
 auto fixed() {
   return [](index_t, int) { return D{}; };
@@ -546,6 +653,16 @@ std::vector<Case> make_cases() {
       Case{"replicate_2d", "matrix, (BLOCK, BLOCK) -> (BLOCK, REPLICATED) on the square grid, against MPI_Allgatherv per grid row",
            copies_method_names,
            [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts&) { return run_replicate_2d(h, s.matrix); }},
+      Case{"reduce", "matrix, (BLOCK, PARTIAL) -> (BLOCK, BLOCK) on the square grid, against MPI_Reduce_scatter per grid row",
+           [] { return std::vector<std::string>{"redist", "redist_messages", "reduce_scatter"}; },
+           [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts&) {
+             return run_reduce<redist::Block, false>(h, s.matrix, "reduce");
+           }},
+      Case{"reduce_replicated", "matrix, (BLOCK, PARTIAL) -> (BLOCK, REPLICATED) on the square grid, against MPI_Allreduce per grid row",
+           [] { return std::vector<std::string>{"redist", "redist_messages", "allreduce"}; },
+           [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts&) {
+             return run_reduce<redist::Replicated, true>(h, s.matrix, "reduce_replicated");
+           }},
   };
 }
 

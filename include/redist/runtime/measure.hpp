@@ -26,16 +26,25 @@ inline double median_of(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-/// time_plans' rounds for any candidates: run(i) runs candidate i once (samples.size() of them).
-template <class Run>
+/// No preparation before a timed run (time_rounds' default).
+struct no_prepare {
+  void operator()(std::size_t) const noexcept {}
+};
+
+/// time_plans' rounds for any candidates: run(i) runs candidate i once (samples.size() of them);
+/// prepare(i), untimed before each run's barrier, sets up what the run needs (a fold's identity).
+template <class Run, class Prepare = no_prepare>
 void time_rounds(std::span<const std::size_t> which, const boost::mpi::communicator& comm, int reps, double min_seconds,
-                 std::vector<std::vector<double>>& samples, Run&& run) {
+                 std::vector<std::vector<double>>& samples, Run&& run, Prepare&& prepare = {}) {
   const std::size_t np = which.size();
   if (np == 0) return;
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
   const auto least = static_cast<std::size_t>(std::max(reps, 1)), most = 64 * least;
   for (std::size_t i : which)
-    if (samples[i].empty()) run(i);
+    if (samples[i].empty()) {
+      prepare(i);
+      run(i);
+    }
   std::vector<double> mine, slowest;
   mine.reserve(np * least);
   std::vector<std::size_t> order(which.begin(), which.end()), ran;  // ran[k]: the plan of run k
@@ -46,6 +55,7 @@ void time_rounds(std::span<const std::size_t> which, const boost::mpi::communica
     double round = 0;
     if (rounds > 0) std::shuffle(order.begin(), order.end(), shuffle_with);
     for (std::size_t i : order) {
+      prepare(i);
       detail::check(MPI_Barrier(c), "MPI_Barrier");
       const double t0 = MPI_Wtime();
       run(i);
@@ -275,8 +285,8 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
 /// group: make_reduce_group) when every rank's plan is one direct stage that reduces so in one
 /// round (no piece of the scratch budget cuts a message), the fold is a predefined MPI operation on
 /// T (mpi_reduction), its scratch fits `budget` elements (0: no limit) and no rank copies from node
-/// peers; `reset()` writes the fold's identity into dst before each run. Interleaved rounds as
-/// time_transports. Returns the candidates with their medians (empty when the wire does not apply
+/// peers; `reset()` writes the fold's identity into dst before each run (untimed). Interleaved
+/// rounds as time_transports. Returns the candidates with their medians (empty when the wire does not apply
 /// or reps <= 0); ws's wire is point to point afterwards, and dst holds the last run's values.
 template <class R, class T, class Store, class Reset>
 std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
@@ -306,11 +316,13 @@ std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boos
   ws.exchange.collective_rounds = 1;
   const std::size_t which[] = {0, 1};
   std::vector<std::vector<double>> samples(cands.size());
-  time_rounds(std::span<const std::size_t>(which), comm, reps, tune_min_seconds, samples, [&](std::size_t i) {
-    ws.exchange.wire = cands[i].wire;
-    reset();
-    execute(plan, comm, src, dst, ws, max_chunk_bytes, store);
-  });
+  time_rounds(
+      std::span<const std::size_t>(which), comm, reps, tune_min_seconds, samples,
+      [&](std::size_t i) {
+        ws.exchange.wire = cands[i].wire;
+        execute(plan, comm, src, dst, ws, max_chunk_bytes, store);
+      },
+      [&](std::size_t) { reset(); });
   for (std::size_t i = 0; i < cands.size(); ++i) cands[i].median = median_of(samples[i]);
   ws.exchange.wire = Wire::point_to_point;
   return cands;
