@@ -23,6 +23,8 @@
 #include <redist/plan/plan.hpp>
 #include <redist/plan/stepwise.hpp>
 #include <redist/plan/transfers.hpp>
+#include <redist/runtime/exchange.hpp>
+#include <redist/runtime/pack.hpp>
 
 #include "../support/oracle_nd.hpp"
 #include "../support/random_dists.hpp"
@@ -233,6 +235,161 @@ TEST_CASE("1-D Block -> Partial: every rank but 0 sends its block to rank 0, and
     }
 }
 
+
+namespace {
+/// The reduction wires of every rank's plan run in memory as MPI defines them, checked against the
+/// oracle: source rank s holds, at each place of global id g, the partial value 1000 g + s (exact
+/// in doubles); every destination place of g must hold the sum over the places of g in every
+/// source (its holders). Every rank's part must be a reduction of kind `expect`
+/// (runtime::detail::reduces), the groups (a rank and its peers) the same on each member, and the
+/// counts agreed; then per member m: an all-reduce folds every member's contribution (its local
+/// copy, packed), a reduce-scatter every member's part for m (its send to m, or m's local copy),
+/// element by element, and m unpacks the result through its local copy.
+template <class PlanT>
+void check_reduction(const std::vector<PlanT>& plans, const test::Layout& src, const test::Layout& dst, Wire expect) {
+  const auto P = plans.size();
+  for (const auto& p : plans) {
+    REQUIRE(p.direct());
+    REQUIRE(p.stages.size() == 1);
+    REQUIRE(runtime::detail::reduces(p.stages[0]) == expect);
+  }
+  std::vector<std::vector<double>> in(P), out(P);
+  std::map<index_t, double> sum;
+  for (std::size_t r = 0; r < P; ++r) {
+    in[r].assign(src.globals[r].size(), 0.0);
+    for (std::size_t l = 0; l < in[r].size(); ++l) {
+      const index_t g = src.globals[r][l];
+      if (g < 0) continue;
+      in[r][l] = 1000.0 * static_cast<double>(g) + static_cast<double>(r);
+      sum[g] += in[r][l];
+    }
+    out[r].assign(dst.globals[r].size(), -1.0);
+  }
+  auto members_of = [&](std::size_t r) {
+    std::vector<int> m{static_cast<int>(r)};
+    for (const Message& x : plans[r].stages[0].sends) m.push_back(x.peer);
+    std::sort(m.begin(), m.end());
+    return m;
+  };
+  auto packed = [&](std::size_t s, auto runs, index_t size) {
+    std::vector<double> v(static_cast<std::size_t>(size));
+    runtime::pack(runs, in[s].data(), v.data());
+    return v;
+  };
+  for (std::size_t m = 0; m < P; ++m) {
+    const auto& st = plans[m].stages[0];
+    const std::vector<int> group = members_of(m);
+    std::vector<double> result(static_cast<std::size_t>(st.local.size), 0.0);
+    for (int q : group) {
+      const auto s = static_cast<std::size_t>(q);
+      REQUIRE(members_of(s) == group);
+      const auto& sq = plans[s].stages[0];
+      std::vector<double> part;
+      if (expect == Wire::allreduce || s == m) {
+        part = packed(s, sq.runs_of(sq.local), sq.local.size);
+      } else {
+        for (const Message& x : sq.sends)
+          if (x.peer == static_cast<int>(m)) part = packed(s, sq.runs_of(x), x.size);
+      }
+      REQUIRE(part.size() == result.size());
+      for (std::size_t k = 0; k < part.size(); ++k) result[k] += part[k];
+    }
+    runtime::unpack(st.runs_of(st.local), result.data(), out[m].data());
+  }
+  for (std::size_t r = 0; r < P; ++r)
+    for (std::size_t l = 0; l < out[r].size(); ++l) {
+      const index_t g = dst.globals[r][l];
+      if (g < 0) continue;
+      INFO("rank " << r << ", place " << l << ", element " << g);
+      REQUIRE(out[r][l] == sum[g]);
+    }
+}
+}  // namespace
+
+TEST_CASE("Partial values as one reduction per group: every place folds every holder's value (simulated MPI semantics)",
+          "[partial][reduce][simulate]") {
+  std::mt19937_64 rng(2026);
+  SECTION("1-D: Partial -> Block and GenBlock (reduce-scatter), -> Replicated (all-reduce)") {
+    for (int t = 0; t < 60; ++t) {
+      const int nprocs = 2 + static_cast<int>(rng() % 23);
+      const index_t n = static_cast<index_t>(rng() % 400);
+      INFO("n = " << n << ", P = " << nprocs);
+      const Partial<>::mapping from(Partial<>{}, n, nprocs);
+      const test::Layout src = test::oracle(Replicated{}, n, nprocs);  // every rank holds every element
+      const auto plans_to = [&](const auto& to) { return test::all_rank_plans(from, to, test::BuildPlan{}); };
+      // Into Block: a reduce-scatter where every rank holds a block; a rank without one is no
+      // group's member both ways (messages fold).
+      const Block::mapping block(Block{}, n, nprocs);
+      bool every = true;
+      for (int p = 0; p < nprocs; ++p) every = every && block.local_size(p) > 0;
+      if (every) check_reduction(plans_to(block), src, test::oracle(Block{}, n, nprocs), Wire::reduce_scatter);
+      if (n > 0) {
+        const Replicated::mapping all(Replicated{}, n, nprocs);
+        check_reduction(plans_to(all), src, test::oracle(Replicated{}, n, nprocs), Wire::allreduce);
+      }
+      // GenBlock with every part nonempty.
+      if (n >= nprocs) {
+        std::vector<index_t> sizes(static_cast<std::size_t>(nprocs), 1);
+        for (index_t k = nprocs; k < n; ++k) ++sizes[rng() % sizes.size()];
+        const GenBlock gb(sizes);
+        check_reduction(plans_to(GenBlock::mapping(gb, n, nprocs)), src, test::oracle(gb, n, nprocs), Wire::reduce_scatter);
+      }
+    }
+  }
+  SECTION("2-D: (Block, Partial) on r x c into (Block, Block) and (Block, Replicated), any storage order and padding") {
+    using From = Dist<Block, Partial<>>;
+    for (int t = 0; t < 40; ++t) {
+      const int r = 1 + static_cast<int>(rng() % 4), c = 2 + static_cast<int>(rng() % 4), nprocs = r * c;
+      const std::array<index_t, 2> ext{static_cast<index_t>(rng() % 40), static_cast<index_t>(c + rng() % 40)};
+      const Order order = rng() % 2 == 0 ? Order::column_major : Order::row_major;
+      const index_t pad = static_cast<index_t>(rng() % 3);
+      auto spec = [&](index_t ld) {
+        test::GridSpec<2> s;
+        s.extents = ext;
+        s.grid = {r, c};
+        s.storage = order;
+        s.ld = ld;
+        s.nprocs = nprocs;
+        return s;
+      };
+      // The padding: beyond the larger local extent of the storage's inner dimension.
+      const std::size_t inner = order == Order::column_major ? 0 : 1;
+      const int along = inner == 0 ? r : c;
+      const index_t ld = pad == 0 ? 0 : (ext[inner] + along - 1) / along + pad;
+      INFO("grid " << r << " x " << c << ", extents " << ext[0] << " x " << ext[1] << ", ld " << ld);
+      const From::mapping from(From{}, ext, Grid{r, c}, {0, 0}, Storage{order, ld}, nprocs);
+      const test::Layout src = test::oracle_nd(spec(ld), {test::oracle(Block{}, ext[0], r), test::oracle(Replicated{}, ext[1], c)});
+      bool rows = true;  // every grid row holds rows (else its ranks have nothing: no reduction there)
+      for (int p = 0; p < r; ++p) rows = rows && Block::mapping(Block{}, ext[0], r).local_size(p) > 0;
+      if (!rows) continue;
+      using ToB = Dist<Block, Block>;
+      const ToB::mapping tb(ToB{}, ext, Grid{r, c}, {0, 0}, Storage{order, ld}, nprocs);
+      bool cols = true;
+      for (int q = 0; q < c; ++q) cols = cols && Block::mapping(Block{}, ext[1], c).local_size(q) > 0;
+      if (cols)
+        check_reduction(test::all_rank_plans(from, tb, BuildGridPlan{}), src,
+                        test::oracle_nd(spec(ld), {test::oracle(Block{}, ext[0], r), test::oracle(Block{}, ext[1], c)}),
+                        Wire::reduce_scatter);
+      using ToR = Dist<Block, Replicated>;
+      const ToR::mapping tr(ToR{}, ext, Grid{r, c}, {0, 0}, Storage{order, ld}, nprocs);
+      check_reduction(test::all_rank_plans(from, tr, BuildGridPlan{}), src,
+                      test::oracle_nd(spec(ld), {test::oracle(Block{}, ext[0], r), test::oracle(Replicated{}, ext[1], c)}),
+                      Wire::allreduce);
+    }
+  }
+  SECTION("No reduction: a Partial source into Cyclic, or a Block source") {
+    const int nprocs = 4;
+    const Partial<>::mapping from(Partial<>{}, 100, nprocs);
+    const Cyclic<>::mapping cyc(Cyclic<>(3), 100, nprocs);
+    for (const auto& p : test::all_rank_plans(from, cyc, test::BuildPlan{}))
+      CHECK(runtime::detail::reduces(p.stages[0]) == Wire::point_to_point);
+    const Block::mapping blk(Block{}, 100, nprocs);
+    const Replicated::mapping all(Replicated{}, 100, nprocs);
+    // Block -> Replicated gathers: every rank sends its block, but receives others' into other places.
+    for (const auto& p : test::all_rank_plans(blk, all, test::BuildPlan{}))
+      CHECK(runtime::detail::reduces(p.stages[0]) == Wire::point_to_point);
+  }
+}
 
 TEST_CASE("grid_transfers of a source in copies is its plans' table; caterpillar and relative-group schedules are exact",
           "[replicated][schedule]") {
