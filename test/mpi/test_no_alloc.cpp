@@ -82,6 +82,20 @@ TEST_CASE("A repeated b = a allocates nothing, whichever plan runs", "[mpi][allo
         }) == 0);
 }
 
+TEST_CASE("A repeated b = a out of partial values allocates nothing, by messages or one reduction", "[mpi][alloc][partial]") {
+  boost::mpi::communicator world;
+  const index_t n = 50021;
+  // Rank 0 holds the values, the others 0: the sums are value_of.
+  DistArray<double, Partial<>> a(world, n);
+  redist::test::fill(a, [&](index_t g) { return world.rank() == 0 ? value_of(g) : 0.0; });
+  DistArray<double, Block> b(world, n);
+  DistArray<double, Replicated> all(world, n);
+  DistArray<double, Cyclic<3>> c(world, n);
+  CHECK(repeated_allocations(a, b, [&] { b = a; }) == 0);      // a reduce-scatter's pattern
+  CHECK(repeated_allocations(a, all, [&] { all = a; }) == 0);  // an all-reduce's
+  CHECK(repeated_allocations(a, c, [&] { c = a; }) == 0);      // messages that fold
+}
+
 TEST_CASE("A repeated b = a aggregated between emulated nodes allocates nothing", "[mpi][alloc][aggregate]") {
   boost::mpi::communicator world;
   const options saved = default_options();
