@@ -328,6 +328,34 @@ class AllgathervMethod final : public IntoArray<A, B> {
   std::vector<int> counts_, displs_;
 };
 
+/// The row baselines' communicators: one per grid row of an array's r × c grid (MPI_Comm_split on
+/// the row index, collective: ranks outside the grid split into none), with this rank's grid row i
+/// and column j; the grid must be row-major from rank 0 over every rank (else invalid_argument
+/// naming the baseline).
+class GridRows {
+ public:
+  GridRows() = default;
+  GridRows(const GridRows&) = delete;
+  GridRows& operator=(const GridRows&) = delete;
+  ~GridRows() {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+  template <class A>
+  void split(const A& a, const char* baseline) {
+    const int r = a.grid().extent(0), c = a.grid().extent(1);
+    const int rank = a.comm().rank();
+    i = rank / c;
+    j = rank % c;
+    const bool in_grid = rank < r * c;
+    MPI_Comm_split(static_cast<MPI_Comm>(a.comm()), in_grid ? i : MPI_UNDEFINED, j, &comm);
+    const auto coords = a.coords();
+    if (!in_grid || !coords || (*coords)[0] != i || (*coords)[1] != j)
+      throw std::invalid_argument(std::string(baseline) + ": the grid is not row-major from rank 0 over every rank");
+  }
+  MPI_Comm comm = MPI_COMM_NULL;
+  int i = 0, j = 0;
+};
+
 /// The 2-D copies baseline, (Block, Block) -> (Block, Replicated) on one r × c grid, what a careful
 /// MPI user writes: a communicator per grid row (MPI_Comm_split on the row index, once, at setup)
 /// and one MPI_Allgatherv of the rank's column-major block along it, straight into the local array
@@ -339,23 +367,11 @@ template <class A, class B>
 class RowAllgathervMethod final : public IntoArray<A, B> {
  public:
   RowAllgathervMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
-  RowAllgathervMethod(const RowAllgathervMethod&) = delete;
-  RowAllgathervMethod& operator=(const RowAllgathervMethod&) = delete;
-  ~RowAllgathervMethod() override {
-    if (row_comm_ != MPI_COMM_NULL) MPI_Comm_free(&row_comm_);
-  }
   bool has_setup() const override { return true; }
   void setup() override {
-    const int r = this->a_.grid().extent(0), c = this->a_.grid().extent(1);
-    const int rank = this->a_.comm().rank();
-    const int i = rank / c;
-    j_ = rank % c;
-    const bool in_grid = rank < r * c;
-    // Collective: every rank splits, those outside the grid into no communicator.
-    MPI_Comm_split(static_cast<MPI_Comm>(this->a_.comm()), in_grid ? i : MPI_UNDEFINED, j_, &row_comm_);
-    const auto coords = this->a_.coords();
-    if (!in_grid || !coords || (*coords)[0] != i || (*coords)[1] != j_)
-      throw std::invalid_argument("allgatherv: the grid is not row-major from rank 0 over every rank");
+    grid_rows_.split(this->a_, "allgatherv");
+    const int r = this->a_.grid().extent(0), c = this->a_.grid().extent(1), i = grid_rows_.i;
+    j_ = grid_rows_.j;
     const index_t m = this->a_.extent(0), n = this->a_.extent(1);
     rows_ = block_part(m, i, r).second;
     counts_.resize(static_cast<std::size_t>(c));
@@ -380,7 +396,7 @@ class RowAllgathervMethod final : public IntoArray<A, B> {
     const MPI_Datatype type = boost::mpi::get_mpi_datatype<value_type>();
     value_type* into = scratch_ ? scratch_.get() : this->b_.local().data();
     MPI_Allgatherv(this->a_.local().data(), counts_[static_cast<std::size_t>(j_)], type, into, counts_.data(),
-                   displs_.data(), type, row_comm_);
+                   displs_.data(), type, grid_rows_.comm);
     if (rows_ == 0 || !scratch_) return;
     // Unpack: column k of grid column q's block is column col0_[q] + k of the local array.
     value_type* out = this->b_.local().data();
@@ -399,7 +415,7 @@ class RowAllgathervMethod final : public IntoArray<A, B> {
 
  private:
   using value_type = typename A::value_type;
-  MPI_Comm row_comm_ = MPI_COMM_NULL;
+  GridRows grid_rows_;
   int j_ = 0;
   index_t rows_ = 0, ldb_ = 1;
   std::vector<int> counts_, displs_;
@@ -478,22 +494,11 @@ template <class A, class B, bool All>
 class RowReduceMethod final : public IntoArray<A, B> {
  public:
   RowReduceMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
-  RowReduceMethod(const RowReduceMethod&) = delete;
-  RowReduceMethod& operator=(const RowReduceMethod&) = delete;
-  ~RowReduceMethod() override {
-    if (row_comm_ != MPI_COMM_NULL) MPI_Comm_free(&row_comm_);
-  }
   bool has_setup() const override { return true; }
   void setup() override {
-    const int r = this->a_.grid().extent(0), c = this->a_.grid().extent(1);
-    const int rank = this->a_.comm().rank();
-    const int i = rank / c;
-    j_ = rank % c;
-    const bool in_grid = rank < r * c;
-    MPI_Comm_split(static_cast<MPI_Comm>(this->a_.comm()), in_grid ? i : MPI_UNDEFINED, j_, &row_comm_);
-    const auto coords = this->a_.coords();
-    if (!in_grid || !coords || (*coords)[0] != i || (*coords)[1] != j_)
-      throw std::invalid_argument("reduce: the grid is not row-major from rank 0 over every rank");
+    grid_rows_.split(this->a_, All ? "allreduce" : "reduce_scatter");
+    const int r = this->a_.grid().extent(0), c = this->a_.grid().extent(1), i = grid_rows_.i;
+    j_ = grid_rows_.j;
     const index_t m = this->a_.extent(0);
     n_ = this->a_.extent(1);
     rows_ = block_part(m, i, r).second;
@@ -507,9 +512,9 @@ class RowReduceMethod final : public IntoArray<A, B> {
     const MPI_Datatype type = boost::mpi::get_mpi_datatype<value_type>();
     if constexpr (All)
       MPI_Allreduce(this->a_.local().data(), this->b_.local().data(), detail::checked_int(rows_ * n_, "elements"), type,
-                    MPI_SUM, row_comm_);
+                    MPI_SUM, grid_rows_.comm);
     else
-      MPI_Reduce_scatter(this->a_.local().data(), this->b_.local().data(), counts_.data(), type, MPI_SUM, row_comm_);
+      MPI_Reduce_scatter(this->a_.local().data(), this->b_.local().data(), counts_.data(), type, MPI_SUM, grid_rows_.comm);
   }
   Cost cost() override {
     // The point-to-point equivalent: every part of this rank's contribution that another rank of
@@ -522,7 +527,7 @@ class RowReduceMethod final : public IntoArray<A, B> {
 
  private:
   using value_type = typename A::value_type;
-  MPI_Comm row_comm_ = MPI_COMM_NULL;
+  GridRows grid_rows_;
   int j_ = 0;
   index_t rows_ = 0, n_ = 0;
   std::vector<int> counts_;

@@ -24,6 +24,21 @@ namespace mpi = boost::mpi;
 using redist::test::all_ok;
 
 namespace {
+/// (Block, Partial<>) on grid g: grid column col holds value(x) + 10000 col, partial values along
+/// each grid row; total(x) is their sum.
+struct RowSums {
+  template <class G>
+  RowSums(const mpi::communicator& world, const G& g, Storage storage = {}) : q{g.extent(1)}, a(world, ext, g, {}, storage) {
+    const int col = a.coords() ? (*a.coords())[1] : 0;
+    test::fill_nd(a, [&](const std::array<index_t, 2>& x) { return value(x) + 10000.0 * col; });
+  }
+  static double value(const std::array<index_t, 2>& x) { return static_cast<double>(x[0] * 100 + x[1]); }
+  double total(const std::array<index_t, 2>& x) const { return q * value(x) + 10000.0 * q * (q - 1) / 2; }
+  int q;  ///< partial values per element
+  std::array<index_t, 2> ext{29, 17};
+  DistArray<double, Dist<Block, Partial<>>> a;
+};
+
 /// Rank r's partial value of element g, and their sum over P ranks.
 double part(index_t g, int r) { return static_cast<double>(g) * 1000.0 + static_cast<double>(r); }
 double sum_of(index_t g, int p) { return static_cast<double>(g) * 1000.0 * p + static_cast<double>(p) * (p - 1) / 2.0; }
@@ -107,13 +122,10 @@ TEST_CASE("2-D: (Block, Partial) sums along the grid's rows into (Block, Block),
   mpi::communicator world;
   const int p = world.size();
   const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{p, 1};
-  const int q = g.extent(1);  // partial values per element
-  const std::array<index_t, 2> ext{29, 17};
-  auto value = [](const std::array<index_t, 2>& x) { return static_cast<double>(x[0] * 100 + x[1]); };
-  DistArray<double, Dist<Block, Partial<>>> a(world, ext, g);
-  const int col = a.coords() ? (*a.coords())[1] : 0;
-  test::fill_nd(a, [&](const std::array<index_t, 2>& x) { return value(x) + 10000.0 * col; });
-  auto total = [&](const std::array<index_t, 2>& x) { return q * value(x) + 10000.0 * q * (q - 1) / 2; };
+  RowSums sums(world, g);
+  const auto& a = sums.a;
+  const auto ext = sums.ext;
+  auto total = [&](const std::array<index_t, 2>& x) { return sums.total(x); };
   DistArray<double, Dist<Block, Block>> b(world, ext, g);
   b = a;  // a reduce-scatter along each grid row
   CHECK(all_ok(world, test::holds_nd(b, total)));
@@ -160,7 +172,7 @@ void reduce_both_ways(A& a, B& b, Wire expect, Op op, Check&& check) {
   const mpi::communicator& world = a.comm();
   Redistribution r(a.mapping(), b.mapping(), world.rank());
   const auto& plan = r.plan();
-  const Wire kind = plan.direct() && plan.stages.size() == 1 ? runtime::detail::reduces(plan.stages.front()) : Wire::point_to_point;
+  const Wire kind = plan.direct() && plan.stages.size() == 1 ? redist::detail::reduces(plan.stages.front()) : Wire::point_to_point;
   CHECK(all_ok(world, kind == (world.size() > 1 ? expect : Wire::point_to_point)));
   using T = typename A::value_type;
   runtime::Workspace ws;
@@ -223,14 +235,11 @@ TEST_CASE("Partial values by their reduction wires: one MPI_Allreduce or MPI_Red
   }
   SECTION("2-D (Block, Partial) along the grid's rows: into (Block, Block) and (Block, Replicated)") {
     const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{1, p};
-    const int q = g.extent(1);
-    const std::array<index_t, 2> ext{29, 17};
-    auto value = [](const std::array<index_t, 2>& x) { return static_cast<double>(x[0] * 100 + x[1]); };
-    DistArray<double, Dist<Block, Partial<>>> a(world, ext, g);
-    const int col = a.coords() ? (*a.coords())[1] : 0;
-    test::fill_nd(a, [&](const std::array<index_t, 2>& x) { return value(x) + 10000.0 * col; });
-    auto total = [&](const std::array<index_t, 2>& x) { return q * value(x) + 10000.0 * q * (q - 1) / 2; };
-    if (q > 1) {
+    RowSums sums(world, g);
+    auto& a = sums.a;
+    const auto ext = sums.ext;
+    auto total = [&](const std::array<index_t, 2>& x) { return sums.total(x); };
+    if (sums.q > 1) {
       DistArray<double, Dist<Block, Block>> b(world, ext, g);
       reduce_both_ways(a, b, Wire::reduce_scatter, std::plus<>{}, [&] { return test::holds_nd(b, total); });
       DistArray<double, Dist<Block, Replicated>> rows(world, ext, g);
@@ -243,8 +252,8 @@ TEST_CASE("Partial values by their reduction wires: one MPI_Allreduce or MPI_Red
       reduce_both_ways(a, rp, Wire::allreduce, std::plus<>{}, [&] { return test::holds_nd(rp, total); });
       // A padded source: the contributions are not one range of it; packed (reduce-scatter) or
       // copied into the destination first (all-reduce in place).
-      DistArray<double, Dist<Block, Partial<>>> ap(world, ext, g, {}, Storage{Order::column_major, 40});
-      test::fill_nd(ap, [&](const std::array<index_t, 2>& x) { return value(x) + 10000.0 * col; });
+      RowSums padded(world, g, Storage{Order::column_major, 40});
+      auto& ap = padded.a;
       reduce_both_ways(ap, b, Wire::reduce_scatter, std::plus<>{}, [&] { return test::holds_nd(b, total); });
       reduce_both_ways(ap, rows, Wire::allreduce, std::plus<>{}, [&] { return test::holds_nd(rows, total); });
     }
@@ -260,7 +269,7 @@ TEST_CASE("Partial values by their reduction wires: one MPI_Allreduce or MPI_Red
     }
     if (p > 2) {
       Redistribution rc(a.mapping(), c.mapping(), r);
-      CHECK(all_ok(world, runtime::detail::reduces(rc.plan().stages.front()) == Wire::point_to_point));
+      CHECK(all_ok(world, redist::detail::reduces(rc.plan().stages.front()) == Wire::point_to_point));
       CHECK(explain(a, c).transports.empty());
     }
   }

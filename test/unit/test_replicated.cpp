@@ -23,7 +23,7 @@
 #include <redist/plan/plan.hpp>
 #include <redist/plan/stepwise.hpp>
 #include <redist/plan/transfers.hpp>
-#include <redist/runtime/exchange.hpp>
+#include <redist/plan/collective.hpp>
 #include <redist/runtime/pack.hpp>
 
 #include "../support/oracle_nd.hpp"
@@ -251,7 +251,7 @@ void check_reduction(const std::vector<PlanT>& plans, const test::Layout& src, c
   for (const auto& p : plans) {
     REQUIRE(p.direct());
     REQUIRE(p.stages.size() == 1);
-    REQUIRE(runtime::detail::reduces(p.stages[0]) == expect);
+    REQUIRE(redist::detail::reduces(p.stages[0]) == expect);
   }
   std::vector<std::vector<double>> in(P), out(P);
   std::map<index_t, double> sum;
@@ -382,12 +382,12 @@ TEST_CASE("Partial values as one reduction per group: every place folds every ho
     const Partial<>::mapping from(Partial<>{}, 100, nprocs);
     const Cyclic<>::mapping cyc(Cyclic<>(3), 100, nprocs);
     for (const auto& p : test::all_rank_plans(from, cyc, test::BuildPlan{}))
-      CHECK(runtime::detail::reduces(p.stages[0]) == Wire::point_to_point);
+      CHECK(redist::detail::reduces(p.stages[0]) == Wire::point_to_point);
     const Block::mapping blk(Block{}, 100, nprocs);
     const Replicated::mapping all(Replicated{}, 100, nprocs);
     // Block -> Replicated gathers: every rank sends its block, but receives others' into other places.
     for (const auto& p : test::all_rank_plans(blk, all, test::BuildPlan{}))
-      CHECK(runtime::detail::reduces(p.stages[0]) == Wire::point_to_point);
+      CHECK(redist::detail::reduces(p.stages[0]) == Wire::point_to_point);
   }
 }
 

@@ -28,6 +28,7 @@
 
 #include <redist/detail/hash.hpp>
 #include <redist/dist/partial.hpp>
+#include <redist/plan/collective.hpp>
 #include <redist/plan/plan.hpp>
 #include <redist/runtime/node.hpp>
 #include <redist/runtime/pack.hpp>
@@ -892,86 +893,12 @@ void make_aggregation(P& p, const Node& nodes) {
   ag.on = &nodes;
 }
 
-/// The running of a list of parts (a hana tuple of Part) by one ExchangeState. Units are run one
-/// after the other: for one part, per stage and round of the budget, a group of steps (or, with
-/// the one-pass pack of basic cycles, every group of a round, posted group by group); several
-/// parts (a fused list) run in one unit of one group, their messages to one peer fused into one.
-/// In each group, in the order of COSTA's exchange_async: post receives, pack, post sends, copy
-/// the local pieces (once per stage) while messages are in flight, unpack each receive as it
-/// arrives, wait for the sends.
-/// Whether two runs (or sections) read the same elements of their source in the same order.
-constexpr bool same_source(const Run& a, const Run& b) noexcept {
-  return a.src == b.src && a.len == b.len && a.count == b.count && a.src_stride == b.src_stride && a.src_step == b.src_step;
-}
-template <std::size_t D>
-constexpr bool same_source(const BasicSection<D>& a, const BasicSection<D>& b) noexcept {
-  if (a.src != b.src || a.depth != b.depth) return false;
-  for (std::size_t k = 0; k < a.depth; ++k)
-    if (a.loops[k].count != b.loops[k].count || a.loops[k].src_stride != b.loops[k].src_stride) return false;
-  return true;
-}
-
-/// Wire::allgatherv: whether this rank's part of stage st is its part of an all-gather: it sends
-/// to and receives from the same peers, once each, and every send carries the same elements of
-/// its source in the same order (the same runs' source sides), so that its one contribution,
-/// packed once, is every peer's message (Block -> Replicated).
-template <class R>
-bool gathers(const Stage<R>& st) {
-  if (st.forwards || st.sends.size() != st.recvs.size()) return false;
-  std::vector<int> out, in;
-  for (const Message& m : st.sends) out.push_back(m.peer);
-  for (const Message& m : st.recvs) in.push_back(m.peer);
-  std::sort(out.begin(), out.end());
-  std::sort(in.begin(), in.end());
-  if (out != in || std::adjacent_find(out.begin(), out.end()) != out.end()) return false;
-  for (const Message& m : st.sends) {
-    const Message& first = st.sends.front();
-    if (m.nruns != first.nruns || m.size != first.size) return false;
-    for (std::size_t k = 0; k < m.nruns; ++k)
-      if (!same_source(st.runs[m.first + k], st.runs[first.first + k])) return false;
-  }
-  return true;
-}
-
-/// Whether two runs (or sections) write the same elements of their destination in the same order.
-constexpr bool same_dest(const Run& a, const Run& b) noexcept {
-  return a.dst == b.dst && a.len == b.len && a.count == b.count && a.dst_stride == b.dst_stride && a.dst_step == b.dst_step;
-}
-template <std::size_t D>
-constexpr bool same_dest(const BasicSection<D>& a, const BasicSection<D>& b) noexcept {
-  if (a.dst != b.dst || a.depth != b.depth) return false;
-  for (std::size_t k = 0; k < a.depth; ++k)
-    if (a.loops[k].count != b.loops[k].count || a.loops[k].dst_stride != b.loops[k].dst_stride) return false;
-  return true;
-}
-
-/// Wire::allreduce and Wire::reduce_scatter: whether this rank's part of stage st is its part of a
-/// reduction of partial values within a group (Partial<Op> sources): it sends to and receives from
-/// the same peers, once each; every message and its local copy are one run (one section); every
-/// receive lands on the elements of its local copy, in the same order, so that the group's
-/// contributions to a member fold element by element. Wire::allreduce when every send also carries
-/// the local copy's source elements (each member's contribution is the same elements, into
-/// Replicated), Wire::reduce_scatter otherwise (into a split dimension); point_to_point when it is
-/// no reduction.
-template <class R>
-Wire reduces(const Stage<R>& st) {
-  if (st.forwards || st.sends.size() != st.recvs.size() || st.local.nruns != 1 || st.sends.empty()) return Wire::point_to_point;
-  std::vector<int> out, in;
-  for (const Message& m : st.sends) out.push_back(m.peer);
-  for (const Message& m : st.recvs) in.push_back(m.peer);
-  std::sort(out.begin(), out.end());
-  std::sort(in.begin(), in.end());
-  if (out != in || std::adjacent_find(out.begin(), out.end()) != out.end()) return Wire::point_to_point;
-  const R& local = st.runs[st.local.first];
-  for (const Message& m : st.recvs)
-    if (m.nruns != 1 || m.size != st.local.size || !same_dest(st.runs[m.first], local)) return Wire::point_to_point;
-  bool all = true;
-  for (const Message& m : st.sends) {
-    if (m.nruns != 1) return Wire::point_to_point;
-    all = all && m.size == st.local.size && same_source(st.runs[m.first], local);
-  }
-  return all ? Wire::allreduce : Wire::reduce_scatter;
-}
+// The plan's collective patterns (plan/collective.hpp).
+using redist::detail::gathers;
+using redist::detail::reduce_scratch;
+using redist::detail::reduces;
+using redist::detail::reduces_straight;
+using redist::detail::same_source;
 
 /// The predefined MPI operation of a store that folds partial values (fold_op of std::plus,
 /// std::multiplies, redist::min_op or redist::max_op) on elements of type T, an arithmetic type
@@ -1001,30 +928,8 @@ struct mpi_reduction<T, fold_op<Op>> {
   }
 };
 
-/// Whether the local copy of stage st writes one range of its destination, in run order, within an
-/// int of elements (a reduction's result then lands there straight, MPI_IN_PLACE or as the
-/// receive buffer).
-template <class R>
-bool reduces_straight(const Stage<R>& st) {
-  const auto local = st.runs_of(st.local);
-  return !local.empty() && redist::detail::contiguous_chain(local, redist::detail::side::dst) &&
-         local.front().dst + st.local.size <= static_cast<index_t>(INT_MAX);
-}
-
-/// Elements of scratch a reduction of stage st on `wire` takes on this rank: an all-reduce none
-/// when straight (reduces_straight), else its contribution; a reduce-scatter its contributions to
-/// every member, and its own elements unless straight.
-template <class R>
-index_t reduce_scratch(const Stage<R>& st, Wire wire) {
-  const bool straight = reduces_straight(st);
-  if (wire == Wire::allreduce) return straight ? 0 : st.local.size;
-  index_t total = st.local.size;
-  for (const Message& m : st.sends) total += m.size;
-  return total + (straight ? 0 : st.local.size);
-}
-
 /// Collective over comm: makes r.group, the communicator of this rank and its peers, when on every
-/// rank the plan is one direct stage whose part `mine` says (gathers, or a reduction of the kind
+/// rank the plan is one direct stage whose part `mine_of` accepts (gathers, or a reduction of the kind
 /// `wire`), within groups whose members all name the same group and agree on `salt` (what the
 /// members must agree on besides); returns whether they do, alike on every rank (a plan whose
 /// groups overlap, or a rank that receives from ranks it does not send to, makes none).
@@ -1092,6 +997,13 @@ bool make_reduce_group(const BasicPlan<R>& plan, MPI_Comm comm, WireResources& r
   return made;
 }
 
+/// The running of a list of parts (a hana tuple of Part) by one ExchangeState. Units are run one
+/// after the other: for one part, per stage and round of the budget, a group of steps (or, with
+/// the one-pass pack of basic cycles, every group of a round, posted group by group); several
+/// parts (a fused list) run in one unit of one group, their messages to one peer fused into one.
+/// In each group, in the order of COSTA's exchange_async: post receives, pack, post sends, copy
+/// the local pieces (once per stage) while messages are in flight, unpack each receive as it
+/// arrives, wait for the sends.
 template <class Parts>
 class Runner {
  public:

@@ -284,10 +284,11 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
 /// against its reduction wire (Wire::allreduce or Wire::reduce_scatter, one MPI reduction per
 /// group: make_reduce_group) when every rank's plan is one direct stage that reduces so in one
 /// round (no piece of the scratch budget cuts a message), the fold is a predefined MPI operation on
-/// T (mpi_reduction), its scratch fits `budget` elements (0: no limit) and no rank copies from node
-/// peers; `reset()` writes the fold's identity into dst before each run (untimed). Interleaved
-/// rounds as time_transports. Returns the candidates with their medians (empty when the wire does not apply
-/// or reps <= 0); ws's wire is point to point afterwards, and dst holds the last run's values.
+/// T (mpi_reduction) and its scratch fits `budget` elements (0: no limit), on the message path;
+/// `reset()` writes the fold's identity into dst before each run (untimed). Interleaved
+/// rounds as time_transports. Returns the candidates with their medians (empty when the wire does
+/// not apply or reps <= 0); ws's wire is point to point afterwards, and dst holds the last run's
+/// values.
 template <class R, class T, class Store, class Reset>
 std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
                                             std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
