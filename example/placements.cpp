@@ -1,9 +1,13 @@
 // Replicated placements: a panel of a block-cyclic matrix replicated along the grid's columns
 // (Elemental's [MC,*], DTensor's (Shard(0), Replicate())), every column of the grid then reading its
 // own copy, and a vector every rank holds whole. `b = a` moves into and out of copies like any
-// other layout; what a rank already holds as a copy does not move (explain: no message).
+// other layout; what a rank already holds as a copy does not move (explain: no message). Partial
+// sums along the grid's columns (DTensor's Partial(), what a product with its inner dimension split
+// leaves) fold into the copies: the pattern of an all-reduce, which the second assignment times
+// against messages (explain names the wire it kept).
 #include <cstdio>
 #include <functional>
+#include <string>
 
 #include <boost/mpi/collectives/all_reduce.hpp>
 
@@ -62,10 +66,24 @@ int main(int argc, char* argv[]) {
   for (index_t i = 0; i < x.local_size(); ++i) whole = whole && x.local()[static_cast<std::size_t>(i)] == value(i, 7);
   ok = ok && boost::mpi::all_reduce(world, whole, std::logical_and<bool>());
 
+  // Partial sums: grid column c holds its share of each element (column 0 the value less the
+  // others' 1.0 each); assigned into the copies, every copy holds the sum. Three times: the second
+  // times the messages against one MPI_Allreduce per grid row and keeps the faster.
+  using Sums = redist::Dist<redist::Block, redist::Partial<>>;
+  redist::DistArray<double, Sums> partial(world, {m, n}, grid);
+  const int col = partial.coords() ? (*partial.coords())[1] : 0;
+  const int shares = grid.extent(1);
+  fill(partial, [&](index_t i, index_t j) { return col == 0 ? value(i, j) - (shares - 1) : 1.0; });
+  for (int k = 0; k < 3; ++k) {
+    rows = partial;
+    ok = ok && holds(rows, value);
+  }
+  const std::string wire = redist::explain(partial, rows).transport;
+
   if (world.rank() == 0)
     std::printf("%s: a %lld x %lld block-cyclic matrix replicated along the grid's columns, (Block, Block) read out of "
-                "the copies with %s, and a column held whole by every rank\n",
+                "the copies with %s, a column held whole by every rank, and partial sums folded into the copies (%s)\n",
                 ok && none ? "ok" : "FAILED", static_cast<long long>(m), static_cast<long long>(n),
-                none ? "no message" : "messages (unexpected)");
+                none ? "no message" : "messages (unexpected)", wire.c_str());
   return ok && none ? 0 : 1;
 }
