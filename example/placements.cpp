@@ -18,8 +18,7 @@ using redist::index_t;
 int main(int argc, char* argv[]) {
   boost::mpi::environment env(argc, argv);
   boost::mpi::communicator world;
-  const int p = world.size();
-  const redist::Grid grid = p % 2 == 0 ? redist::Grid{p / 2, 2} : redist::Grid{p, 1};
+  const auto grid = redist::balanced_grid<2>(world);  // 2 x 2 on 4 ranks, P x 1 on a prime P
   const index_t m = 96, n = 40;
   auto value = [](index_t i, index_t j) { return static_cast<double>(i) * 1000.0 + static_cast<double>(j); };
 

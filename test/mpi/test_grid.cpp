@@ -63,6 +63,29 @@ TEST_CASE("b = a between block-cyclic matrices on every pair of small grids", "[
   CHECK(all_ok(world, ok));
 }
 
+TEST_CASE("balanced_grid: every process, extents as even as they factor, non-increasing", "[mpi][grid][balanced]") {
+  mpi::communicator world;
+  const int p = world.size();
+  // MPI_Dims_create's balanced factorizations of 1-8 processes.
+  const std::array<std::array<int, 2>, 8> two{{{1, 1}, {2, 1}, {3, 1}, {2, 2}, {5, 1}, {3, 2}, {7, 1}, {4, 2}}};
+  const std::array<std::array<int, 3>, 8> three{{{1, 1, 1}, {2, 1, 1}, {3, 1, 1}, {2, 2, 1}, {5, 1, 1}, {3, 2, 1}, {7, 1, 1}, {2, 2, 2}}};
+  const auto g2 = balanced_grid<2>(world);
+  const auto g3 = balanced_grid<3>(MPI_COMM_WORLD);
+  const auto g1 = balanced_grid<1>(world);
+  CHECK(g1.extent(0) == p);
+  CHECK(g2.extent(0) * g2.extent(1) == p);
+  CHECK(g2.extent(0) >= g2.extent(1));
+  CHECK(g3.extent(0) * g3.extent(1) * g3.extent(2) == p);
+  if (p <= 8) {
+    const auto k = static_cast<std::size_t>(p - 1);
+    CHECK(std::array<int, 2>{g2.extent(0), g2.extent(1)} == two[k]);
+    CHECK(std::array<int, 3>{g3.extent(0), g3.extent(1), g3.extent(2)} == three[k]);
+  }
+  // A grid to declare arrays on, as any other.
+  DistArray<double, Dist<Block, Cyclic<2>>> a(world, {9, 7}, g2);
+  CHECK(all_ok(world, a.coords().has_value()));
+}
+
 TEST_CASE("A repeated b = a reuses its plan", "[mpi][grid][plan]") {
   mpi::communicator world;
   using A = Dist<Cyclic<4>, Cyclic<4>>;
