@@ -163,6 +163,9 @@ class WireResources {
   /// reduce-scatter, each member's elements, in member order (MPI_Reduce_scatter's counts).
   Wire group_wire = Wire::point_to_point;
   std::vector<int> reduce_counts;
+  /// For a reduction, per member in member order: the index of this rank's send to it, -1 for
+  /// this rank itself (its local copy).
+  std::vector<int> reduce_sends;
 
   /// Frees the persistent requests (local).
   void release_requests() noexcept {
@@ -207,6 +210,7 @@ class WireResources {
     members.clear();
     group_wire = Wire::point_to_point;
     reduce_counts.clear();
+    reduce_sends.clear();
   }
   void release() noexcept {
     release_requests();
@@ -253,6 +257,7 @@ class WireResources {
     members = std::move(o.members);
     group_wire = std::exchange(o.group_wire, Wire::point_to_point);
     reduce_counts = std::move(o.reduce_counts);
+    reduce_sends = std::move(o.reduce_sends);
     o.units.clear();
   }
 };
@@ -976,24 +981,35 @@ bool make_gather_group(const BasicPlan<R>& plan, MPI_Comm comm, WireResources& r
 /// Wire::allreduce or Wire::reduce_scatter (`wire`), collective over comm: makes r.group when on
 /// every rank the plan is one direct stage that reduces so (reduces) within groups whose members
 /// agree on each member's elements (r.reduce_counts, in member order: the local copy's for this
-/// rank, each send's for its peer), which fit an int.
+/// rank, each send's for its peer), which fit an int; r.reduce_sends keeps which send goes to each
+/// member, so that a run packs its contributions in member order without a search.
 template <class R>
 bool make_reduce_group(const BasicPlan<R>& plan, MPI_Comm comm, WireResources& r, Wire wire) {
-  std::vector<int> counts;
+  std::vector<int> counts, sends;
   const bool made = make_group(plan, comm, r, wire, [&](const Stage<R>& st, std::uint64_t& salt) {
     if (reduces(st) != wire) return false;
-    std::vector<std::pair<int, index_t>> of{{plan.rank, st.local.size}};
-    for (const Message& m : st.sends) of.emplace_back(m.peer, m.size);
-    std::sort(of.begin(), of.end());
+    struct Part {
+      int peer;
+      index_t size;
+      int send;  // -1: the local copy
+    };
+    std::vector<Part> of{{plan.rank, st.local.size, -1}};
+    for (std::size_t i = 0; i < st.sends.size(); ++i)
+      of.push_back({st.sends[i].peer, st.sends[i].size, static_cast<int>(i)});
+    std::sort(of.begin(), of.end(), [](const Part& a, const Part& b) { return a.peer < b.peer; });
     salt = static_cast<std::uint64_t>(wire);
-    for (const auto& [peer, n] : of) {
-      if (n > INT_MAX) return false;
-      counts.push_back(static_cast<int>(n));
-      salt = redist::detail::hash_mix(salt, static_cast<std::uint64_t>(n));
+    for (const Part& x : of) {
+      if (x.size > INT_MAX) return false;
+      counts.push_back(static_cast<int>(x.size));
+      sends.push_back(x.send);
+      salt = redist::detail::hash_mix(salt, static_cast<std::uint64_t>(x.size));
     }
     return true;
   });
-  if (made) r.reduce_counts = std::move(counts);
+  if (made) {
+    r.reduce_counts = std::move(counts);
+    r.reduce_sends = std::move(sends);
+  }
   return made;
 }
 
@@ -1608,12 +1624,7 @@ class Runner {
     index_t total = 0;
     for (int c : r.reduce_counts) total += c;
     auto each_contribution = [&](auto&& f) {
-      for (int q : r.members) {
-        if (q == p.plan->rank) f(local);
-        else
-          for (const Message& m : st.sends)
-            if (m.peer == q) f(st.runs_of(m));
-      }
+      for (int i : r.reduce_sends) f(i < 0 ? local : st.runs_of(st.sends[static_cast<std::size_t>(i)]));
     };
     index_t next = -1;
     bool in_source = true;
