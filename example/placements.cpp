@@ -4,7 +4,8 @@
 // other layout; what a rank already holds as a copy does not move (explain: no message). Partial
 // sums along the grid's columns (DTensor's Partial(), what a product with its inner dimension split
 // leaves) fold into the copies: the pattern of an all-reduce, which the second assignment times
-// against messages (explain names the wire it kept).
+// against messages (explain names the wire it kept); then a scaled update of the partial sums in
+// one fused exchange with another assignment.
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -79,9 +80,16 @@ int main(int argc, char* argv[]) {
   }
   const std::string wire = redist::explain(partial, rows).transport;
 
+  // A scaled update of partial sums, in one exchange with another assignment: b = 2 * partial - b
+  // (each contribution times 2 added to -b where it arrives) and the copies into a's layout.
+  fill(b, value);
+  redist::assign(b <<= 2.0 * partial + -1.0 * b, a <<= rows);
+  ok = ok && holds(b, value) && holds(a, value);
+
   if (world.rank() == 0)
     std::printf("%s: a %lld x %lld block-cyclic matrix replicated along the grid's columns, (Block, Block) read out of "
-                "the copies with %s, a column held whole by every rank, and partial sums folded into the copies (%s)\n",
+                "the copies with %s, a column held whole by every rank, partial sums folded into the copies (%s) and, "
+                "scaled, into a matrix in one exchange with another\n",
                 ok && none ? "ok" : "FAILED", static_cast<long long>(m), static_cast<long long>(n),
                 none ? "no message" : "messages (unexpected)", wire.c_str());
   return ok && none ? 0 : 1;

@@ -1,6 +1,7 @@
 // MPI tests of Partial placements: b = a out of partial values (folded on the way, every op) into
 // every layout, into partial values (process 0 of the dimension receives, the others the
-// identity), 1-D and on grids; exact with integer-valued doubles and ints.
+// identity), 1-D and on grids, through transposes, scaled updates of sums, fused lists, start and
+// make_plan; exact with integer-valued doubles and ints.
 #include <array>
 #include <functional>
 #include <limits>
@@ -272,6 +273,109 @@ TEST_CASE("Partial values by their reduction wires: one MPI_Allreduce or MPI_Red
       CHECK(all_ok(world, redist::detail::reduces(rc.plan().stages.front()) == Wire::point_to_point));
       CHECK(explain(a, c).transports.empty());
     }
+  }
+}
+
+TEST_CASE("Partial values through transposes, scaled updates, fused lists, start and make_plan", "[mpi][partial][2d][expr]") {
+  mpi::communicator world;
+  const int p = world.size();
+  const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{p, 1};
+  const Grid gt{g.extent(1), g.extent(0)};
+  RowSums sums(world, g);
+  const auto& a = sums.a;
+  const auto ext = sums.ext;
+  const std::array<index_t, 2> text{ext[1], ext[0]};
+  using A2 = std::array<index_t, 2>;
+  auto total = [&](const A2& x) { return sums.total(x); };
+  auto ttotal = [&](const A2& x) { return sums.total({x[1], x[0]}); };
+  auto before = [](const A2& x) { return static_cast<double>(x[0] - 2 * x[1]); };  // b's values before an update
+
+  SECTION("transpose out of partial values, and into them") {
+    DistArray<double, Dist<Block, Block>> bt(world, text, gt);
+    bt = transpose(a);  // folded on the way
+    CHECK(all_ok(world, test::holds_nd(bt, ttotal)));
+    DistArray<double, Dist<Block, Partial<>>> d(world, text, g);
+    test::fill_nd(d, [](const A2&) { return -3.0; });  // stale values: the others' part must become 0
+    d = transpose(a);
+    const int col = d.coords() ? (*d.coords())[1] : 0;
+    CHECK(all_ok(world, test::holds_nd(d, [&](const A2& x) { return col == 0 ? ttotal(x) : 0.0; })));
+    d = 2.0 * transpose(a) + 3.0 * d;  // scaled into partial sums: each part scaled, the elements added at column 0
+    CHECK(all_ok(world, test::holds_nd(d, [&](const A2& x) { return col == 0 ? 5.0 * ttotal(x) : 0.0; })));
+  }
+  SECTION("scaled updates out of partial sums: b = alpha * a + beta * b, b = alpha * a, alpha = 0") {
+    DistArray<double, Dist<Block, Block>> b(world, ext, gt);
+    test::fill_nd(b, before);
+    b = 2.0 * a + 3.0 * b;
+    CHECK(all_ok(world, test::holds_nd(b, [&](const A2& x) { return 2.0 * total(x) + 3.0 * before(x); })));
+    b = 0.5 * a;
+    CHECK(all_ok(world, test::holds_nd(b, [&](const A2& x) { return 0.5 * total(x); })));
+    b = 0.0 * a + 2.0 * b;
+    CHECK(all_ok(world, test::holds_nd(b, [&](const A2& x) { return total(x); })));
+    DistArray<double, Dist<Block, Replicated>> rows(world, ext, g);
+    test::fill_nd(rows, before);
+    for (int run = 0; run < 3; ++run) rows = -1.0 * a + 1.0 * rows;  // the cached plan, again
+    CHECK(all_ok(world, test::holds_nd(rows, [&](const A2& x) { return before(x) - 3.0 * total(x); })));
+  }
+  SECTION("scaled updates into partial sums: every part scaled by beta, the elements added at process 0") {
+    DistArray<double, Dist<Block, Block>> c(world, ext, gt);
+    test::fill_nd(c, before);
+    DistArray<double, Dist<Block, Partial<>>> d(world, ext, g);
+    const int col = d.coords() ? (*d.coords())[1] : 0;
+    test::fill_nd(d, [&](const A2& x) { return static_cast<double>(col + 1) * before(x); });
+    const double parts = static_cast<double>(g.extent(1) * (g.extent(1) + 1) / 2);  // sum over columns of (col + 1)
+    d = 2.0 * c + 3.0 * d;
+    DistArray<double, Dist<Block, Block>> e(world, ext, gt);
+    e = d;
+    CHECK(all_ok(world, test::holds_nd(e, [&](const A2& x) { return (2.0 + 3.0 * parts) * before(x); })));
+    d = 0.0 * c + 0.0 * d;  // zeros everywhere, c not read
+    CHECK(all_ok(world, test::holds_nd(d, [](const A2&) { return 0.0; })));
+  }
+  SECTION("fused lists and start: folds, scaled sums and partial destinations in one exchange") {
+    DistArray<double, Dist<Block, Block>> b1(world, ext, gt), b2(world, ext, g);
+    DistArray<double, Dist<Cyclic<>, Cyclic<>>> c(world, ext, Dist{Cyclic<>{4}, Cyclic<>{3}}, gt);
+    DistArray<double, Dist<Block, Partial<>>> d(world, ext, g);
+    const int col = d.coords() ? (*d.coords())[1] : 0;
+    test::fill_nd(c, before);
+    for (int run = 0; run < 3; ++run) {
+      test::fill_nd(b1, [](const A2&) { return -5.0; });
+      test::fill_nd(b2, before);
+      test::fill_nd(d, [](const A2&) { return 7.0; });
+      if (run == 1) {
+        Pending h = start(b1 <<= a, b2 <<= 2.0 * a + -1.0 * b2, d <<= c);
+        h.test();
+        h.wait();
+      } else {
+        assign(b1 <<= a, b2 <<= 2.0 * a + -1.0 * b2, d <<= c);
+      }
+      INFO("run " << run);
+      CHECK(all_ok(world, test::holds_nd(b1, total)));
+      CHECK(all_ok(world, test::holds_nd(b2, [&](const A2& x) { return 2.0 * total(x) - before(x); })));
+      CHECK(all_ok(world, test::holds_nd(d, [&](const A2& x) { return col == 0 ? before(x) : 0.0; })));
+    }
+    // Other Ops fold in a list as b = a does; and a partial destination of a scaled update.
+    DistArray<int, Dist<Block, Partial<max_op>>> m(world, ext, g);
+    test::fill_nd(m, [&](const A2& x) { return static_cast<int>(x[0] * 3 + x[1]) + 100 * col; });
+    DistArray<int, Dist<Cyclic<>, Block>> mc(world, ext, Dist{Cyclic<>{2}, Block{}}, gt);
+    DistArray<double, Dist<Block, Partial<>>> dd(world, ext, g);
+    test::fill_nd(dd, [](const A2&) { return 1.0; });
+    assign(mc <<= m, dd <<= 4.0 * c + 0.5 * dd);
+    CHECK(all_ok(world, test::holds_nd(mc, [&](const A2& x) { return static_cast<int>(x[0] * 3 + x[1]) + 100 * (g.extent(1) - 1); })));
+    CHECK(all_ok(world, test::holds_nd(dd, [&](const A2& x) { return col == 0 ? 4.0 * before(x) + 0.5 : 0.5; })));
+  }
+  SECTION("make_plan and execute fold like b = a") {
+    DistArray<double, Dist<Block, Replicated>> rows(world, ext, g);
+    auto plan = make_plan(a, rows);
+    for (int run = 0; run < 3; ++run) {
+      test::fill_nd(rows, [](const A2&) { return -1.0; });
+      plan.execute(a, rows);
+      CHECK(all_ok(world, test::holds_nd(rows, total)));
+    }
+    DistArray<double, Dist<Block, Partial<>>> d(world, ext, g);
+    test::fill_nd(d, [](const A2&) { return 9.0; });
+    auto into = make_plan(rows, d);
+    into.execute(rows, d);
+    const int col = d.coords() ? (*d.coords())[1] : 0;
+    CHECK(all_ok(world, test::holds_nd(d, [&](const A2& x) { return col == 0 ? total(x) : 0.0; })));
   }
 }
 

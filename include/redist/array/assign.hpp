@@ -62,25 +62,6 @@ struct rhs_traits<Update<E, B, T>> {
 template <class E>
 concept AssignmentSource = rhs_traits<std::remove_cvref_t<E>>::valid;
 
-/// True when a right-hand side reads an array with Partial dimensions (its term's array).
-template <class E>
-constexpr bool rhs_has_partial() {
-  if constexpr (DistributedArray<E>) return has_partial<E>;
-  else if constexpr (requires { typename term_traits<E>::array_type; }) return has_partial<typename term_traits<E>::array_type>;
-  else return false;
-}
-template <class E, class T>
-constexpr bool rhs_has_partial_of(const Scaled<E, T>*) {
-  return rhs_has_partial<E>();
-}
-template <class E, class B, class T>
-constexpr bool rhs_has_partial_of(const Update<E, B, T>*) {
-  return rhs_has_partial<E>() || has_partial<B>;
-}
-template <class E>
-constexpr bool rhs_has_partial_of(const E*) {
-  return rhs_has_partial<E>();
-}
 }  // namespace detail
 
 /// `b <<= e`: the assignment b = e as a value, to be run with others by redist::assign(...) or
@@ -106,9 +87,6 @@ using held_const_t = std::conditional_t<std::is_lvalue_reference_v<X>, const std
 template <class B, detail::AssignmentSource E>
   requires DistributedArray<std::remove_cvref_t<B>>
 Assignment<detail::held_t<B>, detail::held_const_t<E>> operator<<=(B&& b, E&& e) {
-  static_assert(!detail::has_partial<std::remove_cvref_t<B>> &&
-                    !detail::rhs_has_partial_of(static_cast<const std::remove_cvref_t<E>*>(nullptr)),
-                "redist::assign(b <<= e) and redist::start(b <<= e) do not take arrays with Partial dimensions: use b = a");
   return {std::forward<B>(b), std::forward<E>(e)};
 }
 
@@ -213,10 +191,12 @@ inline constexpr bool is_scaled<Scaled<E, T>> = true;
 template <class E, class B, class T>
 inline constexpr bool is_scaled<Update<E, B, T>> = true;
 
-/// One assignment of a started list, resolved: its plan (agreed on every rank), its spans and store.
-template <class T, class R, class Store>
+/// One assignment of a started list, resolved: its plan (agreed on every rank), its spans and store,
+/// and what its destination holds before elements arrive (before(): start_partial's writes).
+template <class T, class R, class Store, class Before>
 struct Resolved {
   runtime::Part<T, R, Store> part;
+  Before before;
   std::uint64_t id;
   const void* cache;  ///< the destination's plan cache (each may serve one assignment of a list)
   std::span<const std::byte> src_bytes;
@@ -241,19 +221,35 @@ auto resolve(Assignment<B, E>& x) {
                 "redist: b <<= alpha * op(a) + beta * b requires an arithmetic or std::complex element type");
   check_term(n.term, dst, "assign(b <<= e)");
   const auto& a = n.term.array;
-  using Store = runtime::AnyStore<T, traits::conjugated>;
-  const Store store = Store::of(n.alpha, n.beta, n.has_beta);
+  // Partial values (start_partial): out of them, each contribution folds into Op's identity, or is
+  // added (times alpha) to beta * b for a scaled update of sums; into them, the processes that
+  // receive nothing hold the identity, or beta * b.
+  constexpr bool scaled = is_scaled<std::remove_cvref_t<E>> || traits::conjugated;
+  check_partial_types<typename traits::array_type, Dst, scaled>();
+  using SrcOp = partial_op_t<typename traits::array_type>;
+  using DstOp = partial_op_t<Dst>;
+  using Any = runtime::AnyStore<T, traits::conjugated>;
+  using Store = std::conditional_t<!std::is_void_v<SrcOp> && !scaled, runtime::fold_op<SrcOp>, Any>;
+  Store store{};
+  if constexpr (std::is_same_v<Store, Any>)
+    store = std::is_void_v<SrcOp> ? Any::of(n.alpha, n.beta, n.has_beta) : Any::accumulating(n.alpha);
+  const T b0 = n.has_beta ? n.beta : T{};
+  auto before = [&dst, b0] {
+    if constexpr (!std::is_void_v<SrcOp> || !std::is_void_v<DstOp>) start_partial<SrcOp, DstOp>(dst, scaled ? &b0 : nullptr);
+  };
   return with_plan(n.term, dst, [&](auto& r) {
     auto src = const_local(a);
     auto out = dst.local();
     r.prepare(a.comm(), src, out);
     using R = typename std::remove_cvref_t<decltype(r.plan())>::run_type;
-    return Resolved<T, R, Store>{runtime::part(r.plan(), src, out, r.workspace(), store, array_access::segment(a), r.source_ld()),
-                                 r.id(),
-                                 &array_access::cache(dst),
-                                 std::as_bytes(src),
-                                 std::as_bytes(std::span<const T>(out.data(), out.size())),
-                                 sections_of_one_array(a, dst)};
+    return Resolved<T, R, Store, decltype(before)>{
+        runtime::part(r.plan(), src, out, r.workspace(), store, array_access::segment(a), r.source_ld()),
+        before,
+        r.id(),
+        &array_access::cache(dst),
+        std::as_bytes(src),
+        std::as_bytes(std::span<const T>(out.data(), out.size())),
+        sections_of_one_array(a, dst)};
   });
 }
 
@@ -362,6 +358,7 @@ Pending start_resolved(const boost::mpi::communicator& comm, Rs&... rs) {
     made.ids = ids;
     e = &made;
   }
+  (rs.before(), ...);  // after the list's agreement, before any element moves
   e->parts = Parts{rs.part...};
   const options& opts = default_options();
   e->chunk = opts.max_message_bytes;

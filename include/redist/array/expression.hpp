@@ -11,6 +11,7 @@
 
 #include <redist/array/access.hpp>
 #include <redist/array/options.hpp>
+#include <redist/array/partial_values.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/redistribute.hpp>
 #include <redist/array/transpose.hpp>
@@ -180,11 +181,31 @@ void update(const E& term, Dst& dst, typename Dst::value_type alpha, typename Ds
   using T = typename Dst::value_type;
   static_assert(runtime::scalable<T>, "redist: b = alpha * op(a) + beta * b requires an arithmetic or std::complex "
                                       "element type");
-  static_assert(!has_partial<typename traits::array_type> && !has_partial<Dst>,
-                "redist: b = alpha * op(a) + beta * b does not take arrays with Partial dimensions: assign b = a first");
+  using A = typename traits::array_type;
+  check_partial_types<A, Dst, true>();
+  using SrcOp = partial_op_t<A>;
+  using DstOp = partial_op_t<Dst>;
   check_term(term, dst, call);
   const auto& a = term.array;
   auto local = dst.local();
+  // Partial sums (Partial<std::plus<>>): the result's parts are beta times b's and, where the
+  // elements arrive, alpha times the contributions added to them (start_partial).
+  const T b0 = has_beta ? beta : T{};
+  if constexpr (!std::is_void_v<SrcOp> || !std::is_void_v<DstOp>) {
+    if (alpha == T{}) {
+      // a is not referenced: every part of b scaled (zeros when beta = 0), on each rank alone.
+      for_each_local_element(dst, [b0](T& x) { x = b0 == T{} ? T{} : static_cast<T>(b0 * x); });
+      return;
+    }
+  }
+  if constexpr (!std::is_void_v<SrcOp>) {
+    with_plan(term, dst, [&](auto& r) {
+      if (r.before_first_run()) check_no_overlap(a.comm(), const_local(a), local, sections_of_one_array(a, dst), call);
+      r.run_update(a.comm(), const_local(a), local, runtime::accumulate_op<T, traits::conjugated>{alpha},
+                   [&] { start_partial<SrcOp, DstOp>(dst, &b0); });
+    });
+    return;
+  }
   if (alpha == T{}) {
     // PxGEADD: a is not referenced. dst = beta * dst element by element, through the plan of
     // dst's layout onto itself (local copies only, no messages), which touches dst's elements and
@@ -202,6 +223,7 @@ void update(const E& term, Dst& dst, typename Dst::value_type alpha, typename Ds
     if (has_beta && beta != T{}) r.run_update(a.comm(), const_local(a), local, runtime::axpby_op<T, conj>{alpha, beta});
     else r.run_update(a.comm(), const_local(a), local, runtime::scale_op<T, conj>{alpha});
   });
+  if constexpr (!std::is_void_v<DstOp>) start_partial<void, DstOp>(dst, &b0);
 }
 
 /// dst = alpha * op(a): what `b = alpha * a` (and transpose, conj_transpose) runs.

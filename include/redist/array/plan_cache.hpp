@@ -24,6 +24,7 @@
 #include <redist/array/access.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
+#include <redist/array/partial_values.hpp>
 #include <redist/array/threads.hpp>
 #include <redist/plan/automatic.hpp>
 #include <redist/plan/basic_cycle.hpp>
@@ -152,7 +153,26 @@ class Redistribution {
   void execute(const A& src, B& dst) {
     REDIST_EXPECTS(detail::layout_matches(src.mapping(), from_) && detail::layout_matches(dst.mapping(), to_),
                    "redist::Redistribution::execute(src, dst) requires src and dst to have the layouts the plan was made for");
-    run(src.comm(), std::span<const typename A::value_type>(src.local()), dst.local(), detail::array_access::segment(src));
+    run_arrays(src, dst);
+  }
+
+  /// b = a between arrays (collective): `a` the array read (its layout the plan's source, or the
+  /// layout a Transposed source permutes), `dst` written. By run (the node path, the transports);
+  /// from partial values (Partial<Op>) by run_update, each contribution folded into Op's identity;
+  /// into partial values, the processes of the Partial dimensions that receive nothing (all but
+  /// process 0) get their Op's identity (detail::start_partial).
+  template <class A, class B>
+  void run_arrays(const A& a, B& dst) {
+    using SrcOp = detail::partial_op_t<A>;
+    using DstOp = detail::partial_op_t<B>;
+    const std::span<const typename B::value_type> src(a.local());
+    if constexpr (!std::is_void_v<SrcOp>) {
+      run_update(a.comm(), src, dst.local(), runtime::fold_op<SrcOp>{},
+                 [&] { detail::start_partial<SrcOp, DstOp>(dst, nullptr); });
+    } else {
+      run(a.comm(), src, dst.local(), detail::array_access::segment(a));
+      if constexpr (!std::is_void_v<DstOp>) detail::start_partial<void, DstOp>(dst, nullptr);
+    }
   }
 
   /// Runs the plan (collective): src -> dst, by messages. The first run checks, with

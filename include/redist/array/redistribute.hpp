@@ -15,6 +15,7 @@
 #include <redist/array/access.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/options.hpp>
+#include <redist/array/partial_values.hpp>
 #include <redist/array/plan_cache.hpp>
 #include <redist/array/transpose.hpp>
 #include <redist/dist/dist.hpp>
@@ -46,76 +47,6 @@ namespace detail {
 template <class A>
 std::span<const typename A::value_type> const_local(const A& a) noexcept {
   return a.local();
-}
-
-/// The Op of a distribution's dimensions of partial values (Partial<Op>), or void when it has none;
-/// one_op: they all have the same Op.
-template <class D>
-struct partial_op_of {
-  using type = void;
-};
-template <class Op>
-struct partial_op_of<Partial<Op>> {
-  using type = Op;
-};
-template <class... Ops>
-struct first_non_void {
-  using type = void;
-};
-template <class O, class... Rest>
-struct first_non_void<O, Rest...> {
-  using type = std::conditional_t<std::is_void_v<O>, typename first_non_void<Rest...>::type, O>;
-};
-template <class D>
-struct dist_partial {
-  using type = void;
-  static constexpr bool one_op = true;
-};
-template <class... D>
-struct dist_partial<Dist<D...>> {
-  using type = typename first_non_void<typename partial_op_of<D>::type...>::type;
-  static constexpr bool one_op =
-      ((std::is_void_v<typename partial_op_of<D>::type> || std::is_same_v<typename partial_op_of<D>::type, type>) && ...);
-};
-/// dist_partial of a layout type: of its distribution, or of its base's (a section, a transposed view).
-template <class M>
-struct layout_partial : dist_partial<void> {};
-template <class M>
-  requires requires { typename M::base_type; }
-struct layout_partial<M> : layout_partial<typename M::base_type> {};
-template <class M>
-  requires(!requires { typename M::base_type; } && requires { typename M::distribution_type; })
-struct layout_partial<M> : dist_partial<typename M::distribution_type> {};
-/// True for an array whose layout has dimensions of partial values (its own, or its base's).
-template <class A>
-inline constexpr bool has_partial = !std::is_void_v<typename layout_partial<typename A::mapping_type>::type>;
-/// True for the layout of a section (SectionLayout).
-template <class M>
-inline constexpr bool is_section_layout = requires { typename M::base_type; typename M::slices_type; };
-
-/// Every local element of dst (not the padding of a leading dimension) set to v: the other
-/// processes of a destination's Partial dimensions, and a destination before partial values fold
-/// into it. Whole arrays and views (sections of arrays with partial values are refused).
-template <class A>
-void fill_local_elements(A& dst, const typename A::value_type& v) {
-  constexpr std::size_t N = A::rank();
-  const auto e = dst.local_extents();
-  for (index_t x : e)
-    if (x == 0) return;
-  auto local = dst.local();
-  std::array<index_t, N> l{};
-  const std::size_t inner = dst.mapping().fastest();
-  while (true) {
-    const index_t at = dst.local_offset(l);
-    for (index_t i = 0; i < e[inner]; ++i) local[static_cast<std::size_t>(at + i)] = v;  // the fastest dimension is contiguous
-    std::size_t d = 0;
-    for (; d < N; ++d) {
-      if (d == inner) continue;
-      if (++l[d] < e[d]) break;
-      l[d] = 0;
-    }
-    if (d == N) return;
-  }
 }
 
 /// The layouts a plan of Src -> Dst is built on: the arrays' own (a 1-D array's is the rank-1
@@ -221,21 +152,7 @@ void redistribute(const Src& src, Dst& dst, S policy = {}, const options& opts =
   static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
                 "redist::redistribute(src, dst) requires src and dst to have the same element type");
   static_assert(SchedulePolicy<S>, "redist::redistribute(src, dst, policy) requires policy to be a redist::schedule policy");
-  using T = typename Dst::value_type;
-  using SrcP = detail::layout_partial<typename Src::mapping_type>;
-  using DstP = detail::layout_partial<typename Dst::mapping_type>;
-  using SrcOp = typename SrcP::type;
-  using DstOp = typename DstP::type;
-  static_assert(SrcP::one_op && DstP::one_op, "redist: an array's Partial<Op> dimensions must all have the same Op");
-  static_assert(std::is_void_v<SrcOp> || folds<SrcOp, T>,
-                "redist: b = a from Partial<Op> values requires Op to fold a's element type (Op(T, T) converts to T) and an "
-                "identity of Op on T (redist::fold_identity<Op, T>)");
-  static_assert(std::is_void_v<DstOp> || folds<DstOp, T>,
-                "redist: b = a into Partial<Op> values requires Op to fold b's element type (Op(T, T) converts to T) and an "
-                "identity of Op on T (redist::fold_identity<Op, T>)");
-  static_assert((std::is_void_v<SrcOp> && std::is_void_v<DstOp>) ||
-                    (!detail::is_section_layout<typename Src::mapping_type> && !detail::is_section_layout<typename Dst::mapping_type>),
-                "redist: sections of arrays with Partial dimensions are not supported; assign the whole arrays");
+  detail::check_partial_types<Src, Dst>();
   detail::check_compatible(src, dst, "redistribute");
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) return;
   using L = detail::plan_layouts<Src, Dst>;
@@ -243,18 +160,7 @@ void redistribute(const Src& src, Dst& dst, S policy = {}, const options& opts =
   if (r.before_first_run())
     detail::check_no_overlap(src.comm(), detail::const_local(src), dst.local(), detail::sections_of_one_array(src, dst),
                              "redistribute(src, dst)");
-  if constexpr (!std::is_void_v<SrcOp>) {
-    // Partial values: every holder sends, each contribution folds into the element, which holds
-    // Op's identity first (written after the first run's agreement, before any message).
-    r.run_update(src.comm(), detail::const_local(src), dst.local(), runtime::fold_op<SrcOp>{},
-                 [&] { detail::fill_local_elements(dst, fold_identity<SrcOp, T>::value()); });
-  } else {
-    r.run(src.comm(), detail::const_local(src), dst.local(), detail::array_access::segment(src));
-  }
-  // Into partial values: process 0 of those dimensions received the elements, the others hold
-  // the identity.
-  if constexpr (!std::is_void_v<DstOp>)
-    if (!detail::receives(dst.mapping(), dst.comm().rank())) detail::fill_local_elements(dst, fold_identity<DstOp, T>::value());
+  r.run_arrays(src, dst);
 }
 
 /// What `b = a` (or redistribute(a, b, policy, opts)) does on this rank: the schedule and the
@@ -284,6 +190,7 @@ void redistribute(const TransposeView<A>& src, Dst& dst, S policy = {}, const op
                 "redist::redistribute(transpose(a), b) requires a and b to have the same element type");
   static_assert(SchedulePolicy<S>, "redist::redistribute(transpose(a), b, policy) requires policy to be a redist::schedule policy");
   const auto& a = src.array;
+  detail::check_partial_types<A, Dst>();
   detail::check_transposed(a, dst, "redistribute(transpose(a), b)");
   if (static_cast<const void*>(&a) == static_cast<const void*>(&dst))
     detail::report_error("redist::redistribute(transpose(a), b) requires b to be another array than a");
@@ -292,7 +199,7 @@ void redistribute(const TransposeView<A>& src, Dst& dst, S policy = {}, const op
   if (r.before_first_run())
     detail::check_no_overlap(a.comm(), detail::const_local(a), dst.local(), detail::sections_of_one_array(a, dst),
                              "redistribute(transpose(a), b)");
-  r.run(a.comm(), detail::const_local(a), dst.local(), detail::array_access::segment(a));
+  r.run_arrays(a, dst);
 }
 
 /// dst = src with the automatic schedule and the given options.
@@ -309,9 +216,7 @@ make_plan(const Src& src, const Dst& dst, S policy = {}, const options& opts = d
   static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
                 "redist::make_plan(src, dst) requires src and dst to have the same element type");
   static_assert(SchedulePolicy<S>, "redist::make_plan(src, dst, policy) requires policy to be a redist::schedule policy");
-  static_assert(!detail::has_partial<Src> && !detail::has_partial<Dst>,
-                "redist::make_plan(src, dst) does not take arrays with Partial dimensions (their values fold, or are "
-                "the identity, around the exchange): use b = a");
+  detail::check_partial_types<Src, Dst>();
   detail::check_compatible(src, dst, "make_plan");
   using L = detail::plan_layouts<Src, Dst>;
   return {L::of(src), L::of(dst), src.comm().rank(), policy, opts};

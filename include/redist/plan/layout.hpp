@@ -181,11 +181,14 @@ constexpr bool held_partially(const L& l, std::size_t d) {
   return dimension_is(l, d, [](const auto& m) { return partial_mapping_of(m); });
 }
 
-/// Whether some dimension of l is held in copies (a section: of its base, kept or dropped).
+/// Whether some dimension of l is held in copies (a section: of its base, kept or dropped; a
+/// transposed layout: of the layout it permutes).
 template <class L>
 constexpr bool any_copies(const L& l) {
   if constexpr (requires { l.any_copies(); }) {
     return l.any_copies();
+  } else if constexpr (is_transposed<L>) {
+    return any_copies(l.base);
   } else {
     for (std::size_t d = 0; d < L::rank(); ++d)
       if (held_in_copies(l, d)) return true;
@@ -219,11 +222,14 @@ constexpr bool receives(const L& l, int r) {
 /// dimensions in copies (any_copies): along each such dimension, the copy at r's own coordinate
 /// when r is in l's grid (what r holds already stays where it is), else the one at r modulo the
 /// copies (readers outside the grid spread over them). A pure function of the layout and the two
-/// ranks: the sender and the receiver of a plan decide it alike. A section asks its base.
+/// ranks: the sender and the receiver of a plan decide it alike. A section asks its base, a
+/// transposed layout the layout it permutes (the same ranks hold the same copies).
 template <class L>
 constexpr bool serves(const L& l, int s, int r) {
   if constexpr (requires { l.serves(s, r); }) {
     return l.serves(s, r);
+  } else if constexpr (is_transposed<L>) {
+    return serves(l.base, s, r);
   } else {
     const auto cs = l.coords_of(s);
     if (!cs) return false;

@@ -1,4 +1,4 @@
-/// @file Defines the store operations of unpack and local copy: assign (b = a, the default), scale (b = alpha * a) and axpby (b = alpha * a + beta * b), each optionally conjugating a.
+/// @file Defines the store operations of unpack and local copy: assign (b = a, the default), scale (b = alpha * a), axpby (b = alpha * a + beta * b) and accumulate (b += alpha * a), each optionally conjugating a; fill, rescale and fold (partial values).
 #pragma once
 
 #include <complex>
@@ -52,6 +52,17 @@ struct axpby_op {
   }
 };
 
+/// dst = dst + alpha * op(src): a scaled contribution added to the element (a scaled update out of
+/// partial sums, Partial<std::plus<>>: dst holds beta * b, or 0, before the first).
+template <class T, bool Conj = false>
+struct accumulate_op {
+  static constexpr bool assigns = false;
+  T alpha;
+  void operator()(T& dst, const T& src) const noexcept {
+    dst = static_cast<T>(dst + alpha * detail::maybe_conj<Conj>(src));
+  }
+};
+
 /// dst = value, whatever src is: b = 0 * a + 0 * b (and dst's elements only, unlike a fill of
 /// the local storage, which holds padding and the elements outside a section).
 template <class T>
@@ -85,7 +96,7 @@ struct fold_op {
 /// The store of one assignment, chosen at run time (beta = 0 must not read b, alpha = 0 must not
 /// read a): operator()(f) calls f with the store operation, so that the kernels are instantiated
 /// once per operation and the choice is made once per message, not per element.
-enum class store_kind { assign, scale, axpby, fill, rescale };
+enum class store_kind { assign, scale, axpby, fill, rescale, accumulate };
 template <class T, bool Conj = false>
 struct AnyStore {
   store_kind kind = store_kind::assign;
@@ -103,6 +114,13 @@ struct AnyStore {
       return {store_kind::scale, alpha, beta};
     }
   }
+  /// The store of a scaled update out of partial sums: each contribution times alpha added to the
+  /// element (which holds beta * b first); alpha = 0 does not read a and leaves the element.
+  static AnyStore accumulating(T alpha) {
+    if constexpr (!scalable<T>) return {};
+    else if (alpha == T{}) return {store_kind::rescale, alpha, T{1}};
+    else return {store_kind::accumulate, alpha, T{}};
+  }
   /// True when elements are assigned as they are (received straight into b where contiguous).
   bool assigns() const noexcept { return kind == store_kind::assign && !Conj; }
   template <class F>
@@ -119,12 +137,13 @@ struct AnyStore {
         case store_kind::axpby: f(axpby_op<T, Conj>{alpha, beta}); break;
         case store_kind::fill: f(fill_op<T>{T{}}); break;
         case store_kind::rescale: f(rescale_op<T>{beta}); break;
+        case store_kind::accumulate: f(accumulate_op<T, Conj>{alpha}); break;
       }
     }
   }
 };
 
-/// A store operation: assign_op, scale_op, axpby_op, fill_op or rescale_op (or any type with `assigns` and a call dst, src).
+/// A store operation: assign_op, scale_op, axpby_op, accumulate_op, fill_op, rescale_op or fold_op (or any type with `assigns` and a call dst, src).
 template <class Op>
 concept StoreOp = requires { Op::assigns; };
 
