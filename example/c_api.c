@@ -1,6 +1,7 @@
 /* redist from C (redist/c.h, libredist-c; doc/c-api.md): a load balancer's GEN_BLOCK layout,
  * process p holding 100 + 50 p elements, moved to CYCLIC(4) and back, and to CYCLIC(4) on a grid
- * placed on the ranks in reverse (redist_layout_set_ranks), with every value checked.
+ * placed on the ranks in reverse (redist_layout_set_ranks), and a histogram every rank counts
+ * whole (REDIST_PARTIAL_SUM) summed into CYCLIC(4) bins, with every value checked.
  * Errors come back as return codes with a message that names the parameter. */
 #include <redist/c.h>
 
@@ -73,6 +74,29 @@ int main(int argc, char** argv) {
   free(reversed);
   free(c);
 
+  /* Partial sums: every rank counts its own elements into a histogram of 16 bins, held whole
+   * (REDIST_PARTIAL_SUM); folded into CYCLIC(4) bins, each the sum of the ranks' counts. Adding
+   * needs the element type: redist_plan_create_typed. */
+  const int64_t bins = 16;
+  const redist_dim counts = {REDIST_PARTIAL_SUM, bins, 0, NULL, nprocs, 0};
+  const redist_dim dealt_bins = {REDIST_CYCLIC, bins, 4, NULL, nprocs, 0};
+  redist_layout lcounts, lbins;
+  TRY(redist_layout_create(1, &counts, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lcounts));
+  TRY(redist_layout_create(1, &dealt_bins, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lbins));
+  int64_t mine[16] = {0}, nbins, summed[16];
+  for (int64_t l = 0; l < sizes[rank]; ++l) ++mine[(first + l) % bins];  /* element g goes to bin g mod 16 */
+  TRY(redist_layout_local_size(lbins, MPI_COMM_WORLD, &nbins));
+  redist_plan add;
+  TRY(redist_plan_create_typed(lcounts, lbins, MPI_COMM_WORLD, REDIST_INT64, &add));
+  TRY(redist_plan_execute(add, mine, summed));
+  for (int64_t l = 0; l < nbins; ++l) {
+    const int64_t bin = (l / 4) * 4 * nprocs + 4 * rank + l % 4;
+    wrong += summed[l] != n / bins + (bin < n % bins ? 1 : 0);  /* every element counted once */
+  }
+  redist_plan_free(&add);
+  redist_layout_free(&lcounts);
+  redist_layout_free(&lbins);
+
   /* A bad argument: a message, no exit. */
   const redist_dim bad = {REDIST_CYCLIC, n, 0, NULL, nprocs, 0};
   redist_layout none;
@@ -81,7 +105,7 @@ int main(int argc, char** argv) {
 
   int total = 0;
   MPI_Allreduce(&wrong, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("GEN_BLOCK -> CYCLIC(4) -> GEN_BLOCK of %lld elements on %d processes: %s\n", (long long)n, nprocs,
+  if (rank == 0) printf("GEN_BLOCK -> CYCLIC(4) -> GEN_BLOCK of %lld elements and partial histograms summed on %d processes: %s\n", (long long)n, nprocs,
                         total == 0 ? "every value right" : "WRONG VALUES");
   redist_plan_free(&there);
   redist_plan_free(&back);

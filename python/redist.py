@@ -27,9 +27,10 @@ import os
 
 import numpy as np
 
-__all__ = ["Error", "Layout", "Plan", "block", "cyclic", "gen_block", "collapsed", "replicated", "ROW_MAJOR", "COLUMN_MAJOR"]
+__all__ = ["Error", "Layout", "Plan", "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum",
+           "ROW_MAJOR", "COLUMN_MAJOR"]
 
-BLOCK, CYCLIC, GEN_BLOCK, COLLAPSED, REPLICATED = 0, 1, 2, 3, 4
+BLOCK, CYCLIC, GEN_BLOCK, COLLAPSED, REPLICATED, PARTIAL_SUM = 0, 1, 2, 3, 4, 5
 ROW_MAJOR, COLUMN_MAJOR = 0, 1
 
 
@@ -60,6 +61,7 @@ def _lib():
                                                     ctypes.POINTER(ctypes.c_int64)]
         lib.redist_layout_free.argtypes = [ctypes.POINTER(vp)]
         lib.redist_plan_create_f.argtypes = [vp, vp, ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(vp)]
+        lib.redist_plan_create_typed_f.argtypes = [vp, vp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(vp)]
         lib.redist_plan_execute.argtypes = [vp, vp, vp]
         lib.redist_plan_free.argtypes = [ctypes.POINTER(vp)]
         lib.redist_error_message.restype = ctypes.c_char_p
@@ -100,6 +102,19 @@ def replicated(extent, nprocs):
     return (REPLICATED, extent, 0, None, nprocs, 0)
 
 
+def partial_sum(extent, nprocs):
+    """Not split: each of the nprocs processes along this dimension holds a partial value of every
+    element, the element being their sum (DTensor's Partial()). As a source the values are added on
+    the way (the Plan's dtype must be a number: float32/64, int32/64, uint32/64, complex64/128); as a
+    destination process 0 of the dimension receives the elements and the others 0."""
+    return (PARTIAL_SUM, extent, 0, None, nprocs, 0)
+
+
+# The numeric element types of redist_plan_create_typed (REDIST_FLOAT, ...), in native byte order.
+_TYPES = {np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.int32): 3, np.dtype(np.int64): 4,
+          np.dtype(np.uint32): 5, np.dtype(np.uint64): 6, np.dtype(np.complex64): 7, np.dtype(np.complex128): 8}
+
+
 class Layout:
     """A layout of 1 to 4 dimensions on a process grid (the dimensions' nprocs), numbered
     grid_order on ranks grid_first, ... of the communicator, or on any ranks: process k of the grid
@@ -113,6 +128,7 @@ class Layout:
             raise Error("redist.Layout: give 1 to 4 dimensions")
         self.ndims = len(dims)
         self.storage_order = storage_order
+        self.partial = any(dim[0] == PARTIAL_SUM for dim in dims)
         arr = (_Dim * len(dims))()
         keep = []
         for d, (kind, extent, k, sizes, nprocs, offset) in enumerate(dims):
@@ -139,6 +155,7 @@ class Layout:
         self._ptr = ctypes.c_void_p()
         self.ndims = 2
         self.storage_order = COLUMN_MAJOR
+        self.partial = False
         d = (ctypes.c_int * 9)(*[int(x) for x in desc])
         _check(_lib().redist_layout_from_descriptor(d, nprow, npcol, grid_order, grid_first, ctypes.byref(self._ptr)))
         return self
@@ -203,8 +220,10 @@ def _buffer_problem(name, a, size, shape, dtype, rank):
 
 
 class Plan:
-    """The redistribution source -> target on comm for elements of dtype (1, 2, 4, 8 or 16
-    bytes). Collective: every rank makes it. plan(src, dst) runs it (collective)."""
+    """The redistribution source -> target on comm for elements of dtype: a number (float32/64,
+    int32/64, uint32/64, complex64/128; partial sums are added in it), or any other dtype of 1, 2,
+    4, 8 or 16 bytes, moved as bytes. Collective: every rank makes it. plan(src, dst) runs it
+    (collective)."""
 
     def __init__(self, source, target, comm, dtype):
         self._ptr = ctypes.c_void_p()
@@ -213,8 +232,15 @@ class Plan:
         self.sizes = (source.local_size(comm), target.local_size(comm))
         self.shapes = (source._local_shape(comm) + (source.storage_order,),
                        target._local_shape(comm) + (target.storage_order,))
-        _check(_lib().redist_plan_create_f(source._ptr, target._ptr, comm.py2f(), self.dtype.itemsize,
-                                           ctypes.byref(self._ptr)))
+        if getattr(source, "partial", False) and self.dtype not in _TYPES:
+            raise Error(f"redist.Plan: a source of partial sums needs a numeric dtype to add them in (float32, float64, "
+                        f"int32, int64, uint32, uint64, complex64, complex128 in native byte order); got {self.dtype}")
+        if self.dtype in _TYPES:
+            _check(_lib().redist_plan_create_typed_f(source._ptr, target._ptr, comm.py2f(), _TYPES[self.dtype],
+                                                     ctypes.byref(self._ptr)))
+        else:
+            _check(_lib().redist_plan_create_f(source._ptr, target._ptr, comm.py2f(), self.dtype.itemsize,
+                                               ctypes.byref(self._ptr)))
 
     def __call__(self, src, dst):
         """dst = src: src holds this rank's part of the source layout, dst receives its part of the

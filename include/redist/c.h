@@ -31,7 +31,23 @@ enum {
   REDIST_CYCLIC = 1,    /* HPF CYCLIC(block) */
   REDIST_GEN_BLOCK = 2, /* HPF GEN_BLOCK(sizes): sizes[p] elements on process p of the dimension */
   REDIST_COLLAPSED = 3, /* not distributed (the grid's extent must be 1) */
-  REDIST_REPLICATED = 4 /* every process of the grid dimension holds all of it (copies; any nprocs) */
+  REDIST_REPLICATED = 4, /* every process of the grid dimension holds all of it (copies; any nprocs) */
+  REDIST_PARTIAL_SUM = 5 /* every process of the grid dimension holds all of it, a partial value of each
+                            element: the element is their sum. As a source they are added on the way
+                            (a plan made by redist_plan_create_typed); as a destination process 0 of
+                            the grid dimension receives the element, the others 0 */
+};
+
+/* Element types of redist_plan_create_typed (partial sums are added in them). */
+enum {
+  REDIST_FLOAT = 1,
+  REDIST_DOUBLE = 2,
+  REDIST_INT32 = 3,
+  REDIST_INT64 = 4,
+  REDIST_UINT32 = 5,
+  REDIST_UINT64 = 6,
+  REDIST_COMPLEX_FLOAT = 7, /* float _Complex, std::complex<float>, NumPy complex64 */
+  REDIST_COMPLEX_DOUBLE = 8 /* double _Complex, std::complex<double>, NumPy complex128 */
 };
 
 /* The order of a grid's processes (row-major: the last coordinate varies fastest, as BLACS
@@ -41,7 +57,8 @@ enum { REDIST_ROW_MAJOR = 0, REDIST_COLUMN_MAJOR = 1 };
 
 /* One dimension of a layout. */
 typedef struct redist_dim {
-  int kind;             /* REDIST_BLOCK, REDIST_CYCLIC, REDIST_GEN_BLOCK, REDIST_COLLAPSED or REDIST_REPLICATED */
+  int kind;             /* REDIST_BLOCK, REDIST_CYCLIC, REDIST_GEN_BLOCK, REDIST_COLLAPSED, REDIST_REPLICATED or
+                           REDIST_PARTIAL_SUM */
   int64_t extent;       /* global extent, >= 0 */
   int64_t block;        /* CYCLIC's block size, > 0 (ignored for the other kinds) */
   const int64_t* sizes; /* GEN_BLOCK: nprocs sizes summing to extent (copied; ignored otherwise) */
@@ -87,6 +104,13 @@ REDIST_C_API int redist_layout_free(redist_layout* layout);
  * with layouts of the same global values. */
 REDIST_C_API int redist_plan_create(redist_layout from, redist_layout to, MPI_Comm comm, size_t element_size, redist_plan* plan);
 
+/* The plan of from -> to on comm for elements of element_type (REDIST_DOUBLE, ...): as
+ * redist_plan_create with their size, and partial sums (REDIST_PARTIAL_SUM) added in that type.
+ * A source of partial sums needs it; redist_plan_create refuses one. Collective, as
+ * redist_plan_create. */
+REDIST_C_API int redist_plan_create_typed(redist_layout from, redist_layout to, MPI_Comm comm, int element_type,
+                                          redist_plan* plan);
+
 /* dst = src: src holds this rank's elements of `from` (redist_layout_local_size of them), dst
  * receives its elements of `to`. Collective over the plan's communicator. The first run checks
  * that every rank made the same plan. */
@@ -95,13 +119,15 @@ REDIST_C_API int redist_plan_execute(redist_plan plan, const void* src, void* ds
 /* Frees a plan and sets *plan to NULL. NULL is allowed. Not collective. */
 REDIST_C_API int redist_plan_free(redist_plan* plan);
 
-/* redist_layout_local_size and redist_plan_create with the communicator's Fortran handle
+/* redist_layout_local_size, _local_shape, redist_plan_create and _typed with the communicator's Fortran handle
  * (MPI_Comm_c2f; Fortran's integer communicators, mpi4py's comm.py2f()), for Fortran and Python
  * callers, whose handles are not C's. */
 REDIST_C_API int redist_layout_local_size_f(redist_layout layout, MPI_Fint comm, int64_t* elements);
 REDIST_C_API int redist_layout_local_shape_f(redist_layout layout, MPI_Fint comm, int64_t* extents, int64_t* strides);
 REDIST_C_API int redist_plan_create_f(redist_layout from, redist_layout to, MPI_Fint comm, size_t element_size,
                                       redist_plan* plan);
+REDIST_C_API int redist_plan_create_typed_f(redist_layout from, redist_layout to, MPI_Fint comm, int element_type,
+                                            redist_plan* plan);
 
 /* The message of this thread's last failed call ("" when none failed). */
 REDIST_C_API const char* redist_error_message(void);

@@ -1,10 +1,13 @@
 /// @file libredist-c: the C interface of redist/c.h over the typed engine. A layout is up to four
 /// AnyDist dimensions (redist/dist/any.hpp) on a dynamic grid; a plan is a Redistribution between
-/// two such layouts, run on the caller's buffers as elements of 1 to 16 bytes.
+/// two such layouts, run on the caller's buffers as elements of 1 to 16 bytes, or of a numeric
+/// type (redist_plan_create_typed), in which partial sums are added.
 #define OMPI_SKIP_MPICXX 1  // MPI's C++ bindings are not used (and warn under -Wextra)
 #include <redist/c.h>
 
 #include <array>
+#include <complex>
+#include <cstdint>
 #include <cstddef>
 #include <exception>
 #include <memory>
@@ -14,6 +17,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <redist/dist/any.hpp>
@@ -138,6 +142,31 @@ std::unique_ptr<PlanBase> make_typed(const boost::mpi::communicator& comm, Mappi
   }
 }
 
+/// A plan of elements of a numeric type (redist_plan_create_typed).
+template <std::size_t N>
+std::unique_ptr<PlanBase> make_numeric(const boost::mpi::communicator& comm, MappingN<N> from, MappingN<N> to, int type) {
+  switch (type) {
+    case REDIST_FLOAT: return std::make_unique<TypedPlan<N, float>>(comm, std::move(from), std::move(to));
+    case REDIST_DOUBLE: return std::make_unique<TypedPlan<N, double>>(comm, std::move(from), std::move(to));
+    case REDIST_INT32: return std::make_unique<TypedPlan<N, std::int32_t>>(comm, std::move(from), std::move(to));
+    case REDIST_INT64: return std::make_unique<TypedPlan<N, std::int64_t>>(comm, std::move(from), std::move(to));
+    case REDIST_UINT32: return std::make_unique<TypedPlan<N, std::uint32_t>>(comm, std::move(from), std::move(to));
+    case REDIST_UINT64: return std::make_unique<TypedPlan<N, std::uint64_t>>(comm, std::move(from), std::move(to));
+    case REDIST_COMPLEX_FLOAT: return std::make_unique<TypedPlan<N, std::complex<float>>>(comm, std::move(from), std::move(to));
+    default: return std::make_unique<TypedPlan<N, std::complex<double>>>(comm, std::move(from), std::move(to));
+  }
+}
+
+/// The size of an element type of redist_plan_create_typed, 0 for none.
+std::size_t size_of_type(int type) {
+  switch (type) {
+    case REDIST_FLOAT: case REDIST_INT32: case REDIST_UINT32: return 4;
+    case REDIST_DOUBLE: case REDIST_INT64: case REDIST_UINT64: case REDIST_COMPLEX_FLOAT: return 8;
+    case REDIST_COMPLEX_DOUBLE: return 16;
+    default: return 0;
+  }
+}
+
 bool valid_order(int o) { return o == REDIST_ROW_MAJOR || o == REDIST_COLUMN_MAJOR; }
 Order order_of(int o) { return o == REDIST_ROW_MAJOR ? Order::row_major : Order::column_major; }
 
@@ -193,9 +222,10 @@ int redist_layout_create(int ndims, const redist_dim* dims, int grid_order, int 
           l->dists[d] = redist::Collapsed{};
           break;
         case REDIST_REPLICATED: l->dists[d] = redist::Replicated{}; break;
+        case REDIST_PARTIAL_SUM: l->dists[d] = redist::Partial<>{}; break;
         default:
-          fail(name + ".kind must be REDIST_BLOCK, REDIST_CYCLIC, REDIST_GEN_BLOCK, REDIST_COLLAPSED or REDIST_REPLICATED (got " +
-               std::to_string(x.kind) + ")");
+          fail(name + ".kind must be REDIST_BLOCK, REDIST_CYCLIC, REDIST_GEN_BLOCK, REDIST_COLLAPSED, REDIST_REPLICATED or "
+                      "REDIST_PARTIAL_SUM (got " + std::to_string(x.kind) + ")");
       }
       l->extents[d] = x.extent;
       l->grid[d] = x.nprocs;
@@ -276,8 +306,14 @@ int redist_layout_free(redist_layout* layout) {
   });
 }
 
-int redist_plan_create(redist_layout from, redist_layout to, MPI_Comm comm, size_t element_size, redist_plan* plan) {
-  return guarded("redist_plan_create", [&] {
+}  // extern "C"
+
+namespace {
+/// redist_plan_create (typed false: elements of element_size bytes) and redist_plan_create_typed
+/// (typed: of element_type).
+int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm comm, std::size_t element_size,
+                bool typed, int element_type, redist_plan* plan) {
+  return guarded(call, [&] {
     if (plan == nullptr) fail("plan must not be NULL");
     *plan = nullptr;
     if (comm == MPI_COMM_NULL) fail("comm must not be MPI_COMM_NULL");
@@ -289,32 +325,57 @@ int redist_plan_create(redist_layout from, redist_layout to, MPI_Comm comm, size
       if (from->ndims != to->ndims)
         fail("from and to must have the same number of dimensions (" + std::to_string(from->ndims) + " vs " +
              std::to_string(to->ndims) + ")");
+      if (typed && size_of_type(element_type) == 0)
+        fail("element_type must be REDIST_FLOAT, REDIST_DOUBLE, REDIST_INT32, REDIST_INT64, REDIST_UINT32, REDIST_UINT64, "
+             "REDIST_COMPLEX_FLOAT or REDIST_COMPLEX_DOUBLE (got " + std::to_string(element_type) + ")");
       if (element_size != 1 && element_size != 2 && element_size != 4 && element_size != 8 && element_size != 16)
         fail("element_size must be 1, 2, 4, 8 or 16 (got " + std::to_string(element_size) + ")");
       for (int d = 0; d < from->ndims; ++d)
         if (from->extents[d] != to->extents[d])
           fail("from and to must have the same extents (dimension " + std::to_string(d) + ": " +
                std::to_string(from->extents[d]) + " vs " + std::to_string(to->extents[d]) + ")");
+      if (!typed)
+        for (int d = 0; d < from->ndims; ++d)
+          if (std::holds_alternative<redist::Partial<>>(from->dists[d].get()))
+            fail("from's dimension " + std::to_string(d) + " is REDIST_PARTIAL_SUM: adding partial sums needs their "
+                 "element type, make the plan with redist_plan_create_typed");
       from->visit(world.size(), [](const auto&) {});  // the grid must fit the communicator
       to->visit(world.size(), [](const auto&) {});
     } catch (const std::exception& e) {
       error = e.what();
     }
     const redist::detail::Parameter params[] = {{"element_size", element_size},
+                                                {"element_type", static_cast<std::uint64_t>(element_type)},
                                                 {"the number of dimensions", from != nullptr ? std::uint64_t(from->ndims) : 0}};
-    redist::detail::agree(world, "redist_plan_create", params, error);
+    redist::detail::agree(world, call, params, error);
     // redist's own communicator: its messages never meet the caller's.
     const boost::mpi::communicator c(comm, boost::mpi::comm_duplicate);
     auto p = std::make_unique<redist_plan_s>();
     const int n = c.size();
+    auto make = [&]<std::size_t N>(std::integral_constant<std::size_t, N>) {
+      if (typed) return make_numeric<N>(c, from->bind<N>(n), to->bind<N>(n), element_type);
+      return make_typed<N>(c, from->bind<N>(n), to->bind<N>(n), element_size);
+    };
     switch (from->ndims) {
-      case 1: p->plan = make_typed<1>(c, from->bind<1>(n), to->bind<1>(n), element_size); break;
-      case 2: p->plan = make_typed<2>(c, from->bind<2>(n), to->bind<2>(n), element_size); break;
-      case 3: p->plan = make_typed<3>(c, from->bind<3>(n), to->bind<3>(n), element_size); break;
-      default: p->plan = make_typed<4>(c, from->bind<4>(n), to->bind<4>(n), element_size); break;
+      case 1: p->plan = make(std::integral_constant<std::size_t, 1>{}); break;
+      case 2: p->plan = make(std::integral_constant<std::size_t, 2>{}); break;
+      case 3: p->plan = make(std::integral_constant<std::size_t, 3>{}); break;
+      default: p->plan = make(std::integral_constant<std::size_t, 4>{}); break;
     }
     *plan = p.release();
   });
+}
+}  // namespace
+
+extern "C" {
+
+int redist_plan_create(redist_layout from, redist_layout to, MPI_Comm comm, size_t element_size, redist_plan* plan) {
+  return create_plan("redist_plan_create", from, to, comm, element_size, false, 0, plan);
+}
+
+int redist_plan_create_typed(redist_layout from, redist_layout to, MPI_Comm comm, int element_type, redist_plan* plan) {
+  const std::size_t size = size_of_type(element_type);
+  return create_plan("redist_plan_create_typed", from, to, comm, size == 0 ? 8 : size, true, element_type, plan);
 }
 
 int redist_plan_execute(redist_plan plan, const void* src, void* dst) {
@@ -342,6 +403,10 @@ int redist_layout_local_shape_f(redist_layout layout, MPI_Fint comm, int64_t* ex
 
 int redist_plan_create_f(redist_layout from, redist_layout to, MPI_Fint comm, size_t element_size, redist_plan* plan) {
   return redist_plan_create(from, to, MPI_Comm_f2c(comm), element_size, plan);
+}
+
+int redist_plan_create_typed_f(redist_layout from, redist_layout to, MPI_Fint comm, int element_type, redist_plan* plan) {
+  return redist_plan_create_typed(from, to, MPI_Comm_f2c(comm), element_type, plan);
 }
 
 const char* redist_error_message(void) { return last_error.c_str(); }

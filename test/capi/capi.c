@@ -1,9 +1,12 @@
 /* The C interface (redist/c.h) from C, at any number of processes: a 1-D GEN_BLOCK -> CYCLIC(4)
  * case, a 2-D case from (BLOCK, COLLAPSED) rows with a padded leading dimension to a ScaLAPACK
- * descriptor's layout, a grid placed by a rank map, CYCLIC(4) -> REPLICATED and back into BLOCK, and errors: each is checked element by
+ * descriptor's layout, a grid placed by a rank map, CYCLIC(4) -> REPLICATED and back into BLOCK, partial sums
+ * (REDIST_PARTIAL_SUM, plans of a given element type: doubles, int64 and complex) into BLOCK, REPLICATED and
+ * back into partial sums, and errors: each is checked element by
  * element against local -> global index formulas written here, independent of redist. Exits non-zero on any failure. */
 #include <redist/c.h>
 
+#include <complex.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -105,6 +108,109 @@ static void replicated(void) {
   free(a);
   free(all);
   free(b);
+}
+
+static void partial_sums(void) {
+  /* 1-D: rank r holds the partial value 1000 g + r of every element g; their sum, 1000 g P +
+   * P (P - 1) / 2, folds into BLOCK (doubles) and REPLICATED (int64). */
+  const int64_t n = 41;
+  redist_dim part = {REDIST_PARTIAL_SUM, n, 0, NULL, nprocs, 0};
+  redist_dim rep = {REDIST_REPLICATED, n, 0, NULL, nprocs, 0};
+  redist_dim blk = {REDIST_BLOCK, n, 0, NULL, nprocs, 0};
+  redist_layout lp = NULL, lr = NULL, lb = NULL;
+  OK(redist_layout_create(1, &part, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lp));
+  OK(redist_layout_create(1, &rep, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lr));
+  OK(redist_layout_create(1, &blk, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lb));
+  int64_t np = -1, nb = -1;
+  OK(redist_layout_local_size(lp, MPI_COMM_WORLD, &np));
+  OK(redist_layout_local_size(lb, MPI_COMM_WORLD, &nb));
+  CHECK(np == n, "PARTIAL_SUM local size %lld", (long long)np);
+  double* a = malloc(sizeof(double) * (size_t)(np + 1));
+  double* b = malloc(sizeof(double) * (size_t)(nb + 1));
+  int64_t* ai = malloc(sizeof(int64_t) * (size_t)(np + 1));
+  int64_t* all = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  for (int64_t g = 0; g < n; ++g) {
+    a[g] = (double)(1000 * g + rank);
+    ai[g] = 1000 * g + rank;
+  }
+  const int64_t P = nprocs, per = (n + nprocs - 1) / nprocs;
+  redist_plan to_block = NULL, to_all = NULL, back = NULL;
+  OK(redist_plan_create_typed(lp, lb, MPI_COMM_WORLD, REDIST_DOUBLE, &to_block));
+  OK(redist_plan_create_typed(lp, lr, MPI_COMM_WORLD, REDIST_INT64, &to_all));
+  for (int run = 0; run < 3; ++run) { /* the second run times the messages against the reductions */
+    for (int64_t l = 0; l < nb; ++l) b[l] = -1;
+    for (int64_t g = 0; g < n; ++g) all[g] = -1;
+    OK(redist_plan_execute(to_block, a, b));
+    OK(redist_plan_execute(to_all, ai, all));
+    for (int64_t l = 0; l < nb; ++l) {
+      const int64_t g = rank * per + l;
+      CHECK(b[l] == (double)(1000 * g * P + P * (P - 1) / 2), "partial sums into BLOCK, run %d: b[%lld] = %g", run, (long long)l, b[l]);
+    }
+    for (int64_t g = 0; g < n; ++g)
+      CHECK(all[g] == 1000 * g * P + P * (P - 1) / 2, "partial sums into REPLICATED, run %d: all[%lld] = %lld", run, (long long)g,
+            (long long)all[g]);
+  }
+  /* Into partial sums (any element type: the others get zero bytes): rank 0 holds the elements. */
+  OK(redist_plan_create(lb, lp, MPI_COMM_WORLD, sizeof(double), &back));
+  for (int64_t g = 0; g < n; ++g) a[g] = 5;
+  OK(redist_plan_execute(back, b, a));
+  for (int64_t g = 0; g < n; ++g)
+    CHECK(a[g] == (rank == 0 ? (double)(1000 * g * P + P * (P - 1) / 2) : 0.0), "into PARTIAL_SUM: a[%lld] = %g", (long long)g, a[g]);
+  /* A source of partial sums needs the element type; an unknown one is refused. */
+  redist_plan bad = NULL;
+  CHECK(redist_plan_create(lp, lb, MPI_COMM_WORLD, sizeof(double), &bad) == REDIST_ERROR, "partial sums by bytes");
+  CHECK(strstr(redist_error_message(), "redist_plan_create_typed") != NULL, "message: %s", redist_error_message());
+  CHECK(redist_plan_create_typed(lp, lb, MPI_COMM_WORLD, 42, &bad) == REDIST_ERROR, "element_type 42");
+  CHECK(strstr(redist_error_message(), "element_type must be") != NULL, "message: %s", redist_error_message());
+  CHECK(bad == NULL, "no plan on error");
+  OK(redist_plan_free(&to_block));
+  OK(redist_plan_free(&to_all));
+  OK(redist_plan_free(&back));
+  free(a);
+  free(b);
+  free(ai);
+  free(all);
+
+  /* 2-D complex: (BLOCK, PARTIAL_SUM) on an r x c grid (c = 2 on an even number of processes),
+   * grid column q holding (i + 100 j) + q i of element (i, j), into (BLOCK, BLOCK) on the same
+   * grid, column-major: c (i + 100 j) + c (c - 1) / 2 i. */
+  const int c = nprocs % 2 == 0 ? 2 : 1, r = nprocs / c;
+  const int64_t m = 13, k = 7;
+  redist_dim pd[2] = {{REDIST_BLOCK, m, 0, NULL, r, 0}, {REDIST_PARTIAL_SUM, k, 0, NULL, c, 0}};
+  redist_dim bd[2] = {{REDIST_BLOCK, m, 0, NULL, r, 0}, {REDIST_BLOCK, k, 0, NULL, c, 0}};
+  redist_layout lpd = NULL, lbd = NULL;
+  OK(redist_layout_create(2, pd, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lpd));
+  OK(redist_layout_create(2, bd, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lbd));
+  int64_t pe[2], be[2];
+  OK(redist_layout_local_shape(lpd, MPI_COMM_WORLD, pe, NULL));
+  OK(redist_layout_local_shape(lbd, MPI_COMM_WORLD, be, NULL));
+  const int row = rank / c, col = rank % c;
+  const int64_t mper = (m + r - 1) / r, kper = (k + c - 1) / c;
+  double _Complex* x = malloc(sizeof(double _Complex) * (size_t)(pe[0] * pe[1] + 1));
+  double _Complex* y = malloc(sizeof(double _Complex) * (size_t)(be[0] * be[1] + 1));
+  for (int64_t j = 0; j < pe[1]; ++j)
+    for (int64_t i = 0; i < pe[0]; ++i) {
+      const int64_t gi = row * mper + i, gj = j;
+      x[i + j * pe[0]] = (double)(gi + 100 * gj) + (double)(col * gi) * I;
+    }
+  redist_plan fold = NULL;
+  OK(redist_plan_create_typed(lpd, lbd, MPI_COMM_WORLD, REDIST_COMPLEX_DOUBLE, &fold));
+  OK(redist_plan_execute(fold, x, y));
+  for (int64_t j = 0; j < be[1]; ++j)
+    for (int64_t i = 0; i < be[0]; ++i) {
+      const int64_t gi = row * mper + i, gj = col * kper + j;
+      const double _Complex v = y[i + j * be[0]];
+      CHECK(creal(v) == (double)(c * (gi + 100 * gj)) && cimag(v) == (double)(c * (c - 1) / 2 * gi),
+            "complex partial sums (%lld, %lld) = %g%+gi", (long long)gi, (long long)gj, creal(v), cimag(v));
+    }
+  OK(redist_plan_free(&fold));
+  free(x);
+  free(y);
+  OK(redist_layout_free(&lpd));
+  OK(redist_layout_free(&lbd));
+  OK(redist_layout_free(&lp));
+  OK(redist_layout_free(&lr));
+  OK(redist_layout_free(&lb));
 }
 
 static void two_d(void) {
@@ -239,6 +345,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   one_d();
   replicated();
+  partial_sums();
   two_d();
   mapped();
   errors();

@@ -1,5 +1,6 @@
 """The Python module over the C interface (python/redist.py), under mpirun: Block -> Cyclic(4)
-on NumPy arrays, Cyclic(4) -> replicated and back into Block, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, a grid
+on NumPy arrays, Cyclic(4) -> replicated and back into Block, partial sums (float64, int64, complex64,
+and a (BLOCK, PARTIAL_SUM) float32 matrix) into Block, Replicated and partial sums, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, a grid
 placed by a rank map, and
 errors raised on every rank alike. Values are checked against index formulas written here."""
 import sys
@@ -44,6 +45,38 @@ check(np.array_equal(z, np.arange(n, dtype=np.float64)), "replicated values")
 w = np.full(a.local_size(comm), -1.0)
 redist.Plan(everyone, a, comm, np.float64)(z, w)
 check(np.array_equal(w, x), "block out of the copies")
+
+# Partial sums: rank r holds 1000 g + r of every element g (a (BLOCK, PARTIAL_SUM) matrix too);
+# their sum folds into Block, and back into partial sums rank 0 holds the elements, the others 0.
+parts = redist.Layout(redist.partial_sum(n, P))
+check(parts.local_size(comm) == n, "partial_sum local size")
+g = np.arange(n)
+summed = 1000 * g * P + P * (P - 1) // 2
+for dtype in (np.float64, np.int64, np.complex64):
+    v = np.full(a.local_size(comm), -1, dtype=dtype)
+    redist.Plan(parts, a, comm, dtype)((1000 * g + rank).astype(dtype), v)
+    check(np.array_equal(v, summed[rank * per:(rank + 1) * per].astype(dtype)), f"partial sums into block ({np.dtype(dtype)})")
+back = np.full(n, 7.0)
+redist.Plan(a, parts, comm, np.float64)(summed[rank * per:(rank + 1) * per].astype(np.float64), back)
+check(np.array_equal(back, summed.astype(np.float64) if rank == 0 else np.zeros(n)), "into partial sums")
+cols = 2 if P % 2 == 0 else 1
+rows_p = P // cols
+mm, kk = 9, 5
+pm = redist.Layout(redist.block(mm, rows_p), redist.partial_sum(kk, cols))
+bm = redist.Layout(redist.block(mm, rows_p), redist.replicated(kk, cols))
+row, col = rank // cols, rank % cols
+mper = -(-mm // rows_p)
+gi = np.arange(row * mper, min(mm, (row + 1) * mper))
+M = np.asfortranarray((gi[:, None] * 10 + np.arange(kk)[None, :] + 100 * col).astype(np.float32))
+R = np.full(bm.local_shape(comm), -1, dtype=np.float32, order="F")
+redist.Plan(pm, bm, comm, np.float32)(M, R)
+want = cols * (gi[:, None] * 10 + np.arange(kk)[None, :]) + 100 * cols * (cols - 1) // 2
+check(np.array_equal(R, want.astype(np.float32)), "(BLOCK, PARTIAL_SUM) into (BLOCK, REPLICATED)")
+try:
+    redist.Plan(parts, a, comm, np.dtype("V8"))
+    check(False, "partial sums of 8-byte records accepted")
+except redist.Error as e:
+    check("a source of partial sums needs a numeric dtype" in str(e), f"message {e}")
 
 # 2-D: a 21 x 17 matrix in 2 x 3 blocks on a 1 x P grid (descriptor, LLD 23) -> (COLLAPSED,
 # GEN_BLOCK) columns, int32 elements, Fortran order.

@@ -2,6 +2,7 @@
 // every layout, into partial values (process 0 of the dimension receives, the others the
 // identity), 1-D and on grids, through transposes, scaled updates of sums, fused lists, start and
 // make_plan; exact with integer-valued doubles and ints.
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <limits>
@@ -294,6 +295,11 @@ TEST_CASE("Partial values through transposes, scaled updates, fused lists, start
     DistArray<double, Dist<Block, Block>> bt(world, text, gt);
     bt = transpose(a);  // folded on the way
     CHECK(all_ok(world, test::holds_nd(bt, ttotal)));
+    DistArray<double, Dist<Block, Replicated>> rows(world, ext, g);
+    rows = a;
+    test::fill_nd(bt, [](const A2&) { return -1.0; });
+    bt = transpose(rows);  // one copy read per receiver (the copy rule through the transposition)
+    CHECK(all_ok(world, test::holds_nd(bt, ttotal)));
     DistArray<double, Dist<Block, Partial<>>> d(world, text, g);
     test::fill_nd(d, [](const A2&) { return -3.0; });  // stale values: the others' part must become 0
     d = transpose(a);
@@ -377,6 +383,36 @@ TEST_CASE("Partial values through transposes, scaled updates, fused lists, start
     const int col = d.coords() ? (*d.coords())[1] : 0;
     CHECK(all_ok(world, test::holds_nd(d, [&](const A2& x) { return col == 0 ? total(x) : 0.0; })));
   }
+}
+
+TEST_CASE("Partial sums chosen at run time (AnyDist holding Partial<>, the C interface's) fold as Partial<> does",
+          "[mpi][partial][any]") {
+  mpi::communicator world;
+  const int p = world.size();
+  const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{p, 1};
+  RowSums sums(world, g);
+  using A2 = std::array<index_t, 2>;
+  using Any2 = Dist<AnyDist, AnyDist>;
+  DistArray<double, Any2> a(world, sums.ext, Any2{Block{}, Partial<>{}}, g);
+  REQUIRE(a.local_size() == sums.a.local_size());
+  std::copy(sums.a.local().begin(), sums.a.local().end(), a.local().begin());
+  DistArray<double, Dist<Block, Block>> b(world, sums.ext, g);
+  for (int run = 0; run < 3; ++run) {  // the second times the messages against the reduce-scatter
+    test::fill_nd(b, [](const A2&) { return -1.0; });
+    b = a;
+    CHECK(all_ok(world, test::holds_nd(b, [&](const A2& x) { return sums.total(x); })));
+  }
+  // Into run-time partial sums: grid column 0 holds the elements, the others 0 (stale values before).
+  DistArray<double, Any2> d(world, sums.ext, Any2{Block{}, Partial<>{}}, g);
+  test::fill_nd(d, [](const A2&) { return 4.0; });
+  d = b;
+  const int col = d.coords() ? (*d.coords())[1] : 0;
+  CHECK(all_ok(world, test::holds_nd(d, [&](const A2& x) { return col == 0 ? sums.total(x) : 0.0; })));
+  // Where the types cannot say it, calls that do not fold refuse it on every rank, before data moves.
+  test::fill_nd(b, [](const A2&) { return -1.0; });
+  CHECK_THROWS_WITH(b = 2.0 * a, Catch::Contains("partial sums chosen at run time"));
+  CHECK_THROWS_WITH(assign(b <<= a), Catch::Contains("partial sums chosen at run time"));
+  CHECK(all_ok(world, test::holds_nd(b, [](const A2&) { return -1.0; })));
 }
 
 }  // namespace mpi_test_partial

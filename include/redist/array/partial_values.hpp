@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <type_traits>
 
 #include <redist/dist/dist.hpp>
@@ -58,19 +59,21 @@ inline constexpr bool has_partial = !std::is_void_v<typename layout_partial<type
 template <class M>
 inline constexpr bool is_section_layout = requires { typename M::base_type; typename M::slices_type; };
 
-/// f(x) for every local element x of dst (not the padding of a leading dimension), in storage
-/// order: whole arrays and views (sections of arrays with partial values are refused).
-template <class A, class F>
-void for_each_local_element(A& dst, F&& f) {
-  constexpr std::size_t N = A::rank();
-  const auto e = dst.local_extents();
+/// f(x) for every element x of rank r's local storage `local` of layout m (not the padding of a
+/// leading dimension), in storage order: a whole array's or view's layout (sections of arrays with
+/// partial values are refused).
+template <class M, class T, class F>
+void for_each_local_element(const M& m, int r, std::span<T> local, F&& f) {
+  constexpr std::size_t N = M::rank();
+  const auto e = m.local_extents(r);
   for (index_t x : e)
     if (x == 0) return;
-  auto local = dst.local();
+  const auto stride = m.strides(r);
   std::array<index_t, N> l{};
-  const std::size_t inner = dst.mapping().fastest();
+  const std::size_t inner = m.fastest();
   while (true) {
-    const index_t at = dst.local_offset(l);
+    index_t at = 0;
+    for (std::size_t d = 0; d < N; ++d) at += l[d] * stride[d];
     for (index_t i = 0; i < e[inner]; ++i) f(local[static_cast<std::size_t>(at + i)]);  // the fastest dimension is contiguous
     std::size_t d = 0;
     for (; d < N; ++d) {
@@ -80,6 +83,11 @@ void for_each_local_element(A& dst, F&& f) {
     }
     if (d == N) return;
   }
+}
+/// f(x) for every local element x of the array or view dst.
+template <class A, class F>
+void for_each_local_element(A& dst, F&& f) {
+  for_each_local_element(dst.mapping(), dst.comm().rank(), dst.local(), f);
 }
 
 /// Every local element of dst set to v.
@@ -93,30 +101,40 @@ template <class A>
 using partial_op_t = typename layout_partial<typename A::mapping_type>::type;
 
 /// What partial layouts hold before the elements of `b = a` (beta == nullptr) or of
-/// `b = alpha * op(a) + beta * b` (*beta; 0 when b's values are not used) arrive in b = dst,
-/// SrcOp and DstOp the Ops of a's and b's Partial dimensions (void: none):
-/// - on a rank of b's Partial dimensions that is not their process 0 (it receives nothing), its
-///   part of the result: DstOp's identity, or beta * b (a partial sum scales part by part);
-/// - on a rank that receives, when a holds partial values, the start of their fold: SrcOp's
-///   identity, or beta * b, to which each contribution (alpha times it) is added.
+/// `b = alpha * op(a) + beta * b` (*beta; 0 when b's values are not used) arrive in `dst`, rank r's
+/// local storage of layout `to`, when a holds partial values (`from_partial`) and when b does
+/// (`to_partial`):
+/// - on a rank of b's partial dimensions that is not their process 0 (it receives nothing), its
+///   part of the result: b's Op's identity `to_identity`, or beta * b (sums scale part by part);
+/// - on a rank that receives, when a holds partial values, the start of their fold: a's Op's
+///   identity `from_identity`, or beta * b, to which each contribution (alpha times it) is added.
 /// Written on every rank after the plan's first run agreed, before any element moves. Scaled
-/// updates take Partial<std::plus<>> only (checked by their callers).
-template <class SrcOp, class DstOp, class Dst>
-void start_partial(Dst& dst, const typename Dst::value_type* beta) {
-  using T = typename Dst::value_type;
-  bool receives = true;
-  if constexpr (!std::is_void_v<DstOp>) receives = detail::receives(dst.mapping(), dst.comm().rank());
-  if (receives && std::is_void_v<SrcOp>) return;
+/// updates take partial sums only (checked by their callers).
+template <class M, class T>
+void start_parts(const M& to, int r, std::span<T> dst, bool from_partial, bool to_partial, const T& from_identity,
+                 const T& to_identity, const T* beta) {
+  const bool receives = !to_partial || detail::receives(to, r);
+  if (receives && !from_partial) return;
   if constexpr (runtime::scalable<T>) {
     if (beta != nullptr) {
-      if (*beta == T{}) fill_local_elements(dst, T{});  // b's values are not read (NaNs do not propagate)
-      else if (*beta != T{1}) for_each_local_element(dst, [b = *beta](T& x) { x = static_cast<T>(b * x); });
+      if (*beta == T{}) for_each_local_element(to, r, dst, [](T& x) { x = T{}; });  // b's values are not read
+      else if (*beta != T{1}) for_each_local_element(to, r, dst, [b = *beta](T& x) { x = static_cast<T>(b * x); });
       return;
     }
   }
-  if constexpr (!std::is_void_v<DstOp>)
-    if (!receives) return fill_local_elements(dst, fold_identity<DstOp, T>::value());
-  if constexpr (!std::is_void_v<SrcOp>) fill_local_elements(dst, fold_identity<SrcOp, T>::value());
+  const T v = receives ? from_identity : to_identity;
+  for_each_local_element(to, r, dst, [&v](T& x) { x = v; });
+}
+
+/// start_parts for arrays whose Partial dimensions' Ops are SrcOp and DstOp (void: none).
+template <class SrcOp, class DstOp, class Dst>
+void start_partial(Dst& dst, const typename Dst::value_type* beta) {
+  using T = typename Dst::value_type;
+  T from_identity{}, to_identity{};
+  if constexpr (!std::is_void_v<SrcOp>) from_identity = fold_identity<SrcOp, T>::value();
+  if constexpr (!std::is_void_v<DstOp>) to_identity = fold_identity<DstOp, T>::value();
+  start_parts(dst.mapping(), dst.comm().rank(), dst.local(), !std::is_void_v<SrcOp>, !std::is_void_v<DstOp>,
+              from_identity, to_identity, beta);
 }
 
 /// The checks of Partial<Op> dimensions every assignment of a source array A to a destination B

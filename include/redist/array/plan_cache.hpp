@@ -132,6 +132,8 @@ class Redistribution {
  public:
   Redistribution(From from, To to, int rank, Policy policy = {}, const options& opts = default_options())
       : from_{std::move(from)}, to_{std::move(to)}, policy_{policy}, options_{opts},
+        sums_from_{std::is_void_v<typename detail::layout_partial<From>::type> && detail::any_partial(from_)},
+        sums_to_{std::is_void_v<typename detail::layout_partial<To>::type> && detail::any_partial(to_)},
         plan_{decider::plan(from_, to_, rank, policy_, decision_)} {}
 
   /// The plan (a BasicPlan: Plan for 1-D layouts, BasicPlan<section_for<N>> for N-D ones).
@@ -198,6 +200,7 @@ class Redistribution {
   template <class T>
   void prepare(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst) {
     const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::start(...)");
+    refuse_sums("redist::start(...) and redist::assign(...)");
     first_run<T>(comm, src.size(), dst.size(), true);
   }
   /// A number no other Redistribution of this process has had (fused exchanges find their
@@ -216,6 +219,7 @@ class Redistribution {
   void run_update(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, const Op& op,
                   Before&& before = [] {}) {
     const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
+    if constexpr (!std::is_same_v<Op, runtime::fold_op<std::plus<>>>) refuse_sums("b = alpha * op(a) + beta * b");
     first_run<T>(comm, src.size(), dst.size(), Op::assigns);
     // Partial values folded by a predefined MPI operation: the second run times the messages
     // against the pattern's reduction (one MPI_Allreduce or MPI_Reduce_scatter per group, where
@@ -235,6 +239,10 @@ class Redistribution {
     runtime::wait(parts, workspace_.exchange, c, options_.max_message_bytes, runtime::message_tag);
     ++update_runs_;
   }
+  /// True when a layout holds partial sums its type does not show (AnyDist holding Partial<>, the C
+  /// interface's REDIST_PARTIAL_SUM), found when the plan was made: run() folds them as b = a of
+  /// Partial<> arrays does.
+  bool runtime_sums() const noexcept { return sums_from_ || sums_to_; }
   /// True until the first run (which agrees on the plan across ranks) has happened.
   bool before_first_run() const noexcept { return !checked_; }
   /// True when the last run copied from node peers' shared memory (run with an array's source).
@@ -303,6 +311,19 @@ class Redistribution {
   template <class T>
   void run_on(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst,
               const runtime::SharedSegment* source, bool from_array) {
+    // Partial sums chosen at run time: folded as Partial<> values are (run_arrays), which needs an
+    // element type that sums; into them, the processes that receive nothing get 0 (any type: its
+    // value-initialized bytes).
+    auto start_sums = [&] { detail::start_parts(to_, comm.rank(), dst, sums_from_, sums_to_, T{}, T{}, static_cast<const T*>(nullptr)); };
+    if (sums_from_) {
+      if constexpr (folds<std::plus<>, T> && runtime::scalable<T>) {
+        run_update(comm, src, dst, runtime::fold_op<std::plus<>>{}, start_sums);
+        return;
+      } else {
+        detail::report_error("redist: a source of partial sums (AnyDist holding Partial<>, REDIST_PARTIAL_SUM in C) "
+                             "requires an arithmetic or complex element type to add");
+      }
+    }
     const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
     auto parts = boost::hana::make_tuple(runtime::part(plan_, src, dst, workspace_, runtime::assign_op{}, source, source_ld()));
     const runtime::Node* node = prepare_run(comm, src, dst, parts, from_array);
@@ -313,6 +334,16 @@ class Redistribution {
     // with the pages' first touch).
     if (make_staging_) runtime::make_staging(parts, *node);
     make_staging_ = false;
+    if (sums_to_) start_sums();
+  }
+
+  /// Refuses (on every rank alike: the layouts are) partial sums chosen at run time in a call
+  /// that does not fold them.
+  void refuse_sums(const char* call) const {
+    if (sums_from_ || sums_to_)
+      detail::report_error(std::string("redist: ") + call +
+                           " does not take layouts of partial sums chosen at run time (AnyDist holding Partial<>); "
+                           "assign b = a");
   }
 
   /// The collective work before a run: the first run's agreement, this run's node agreement (when
@@ -493,6 +524,7 @@ class Redistribution {
   bool make_staging_ = false;
   int runs_ = 0;
   int update_runs_ = 0;  ///< runs by run_update (scaled updates, partial values)
+  bool sums_from_ = false, sums_to_ = false;  ///< runtime_sums(): of the source, of the destination
   index_t budget_ = 0;
   const runtime::Node* node_ = nullptr;
   std::shared_ptr<const runtime::Node> node_keep_;

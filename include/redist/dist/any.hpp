@@ -1,4 +1,4 @@
-/// @file Defines AnyDist, a distribution chosen at run time among Block, Cyclic(k), GenBlock, Collapsed and Replicated (the C interface's, and any code that reads its layouts from input).
+/// @file Defines AnyDist, a distribution chosen at run time among Block, Cyclic(k), GenBlock, Collapsed, Replicated and Partial<> (partial sums) (the C interface's, and any code that reads its layouts from input).
 #pragma once
 
 #include <string>
@@ -10,11 +10,12 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/gen_block.hpp>
+#include <redist/dist/partial.hpp>
 #include <redist/dist/replicated.hpp>
 
 namespace redist {
 
-/// One of BLOCK, CYCLIC(k), GEN_BLOCK(sizes) and collapsed, chosen at run time: what a layout read
+/// One of BLOCK, CYCLIC(k), GEN_BLOCK(sizes), collapsed, replicated and partial sums, chosen at run time: what a layout read
 /// from input, from another language (redist/c.h) or from a file holds per dimension. Its mapping
 /// forwards each question to the chosen distribution's mapping, so that every element belongs to
 /// the same process as with the static type. The planner looks through it (mapping::get_if): a
@@ -23,7 +24,7 @@ namespace redist {
 class AnyDist {
  public:
   using distribution_concept = distribution_tag;
-  using variant_type = std::variant<Block, Cyclic<>, GenBlock, Collapsed, Replicated>;
+  using variant_type = std::variant<Block, Cyclic<>, GenBlock, Collapsed, Replicated, Partial<>>;
 
   AnyDist() : d_{Block{}} {}
   AnyDist(Block d) : d_{d} {}
@@ -31,6 +32,9 @@ class AnyDist {
   AnyDist(GenBlock d) : d_{std::move(d)} {}
   AnyDist(Collapsed d) : d_{d} {}
   AnyDist(Replicated d) : d_{d} {}
+  /// Partial sums (Partial<std::plus<>>): a layout's types do not say it, so b = a between layouts
+  /// of AnyDist finds it at run time and folds as a typed Partial<> does (Redistribution).
+  AnyDist(Partial<> d) : d_{d} {}
 
   /// The chosen distribution.
   const variant_type& get() const noexcept { return d_; }
@@ -75,7 +79,8 @@ class AnyDist {
 
    private:
     using variant_mapping =
-        std::variant<Block::mapping, Cyclic<>::mapping, GenBlock::mapping, Collapsed::mapping, Replicated::mapping>;
+        std::variant<Block::mapping, Cyclic<>::mapping, GenBlock::mapping, Collapsed::mapping, Replicated::mapping,
+                     Partial<>::mapping>;
     variant_mapping m_;
   };
 

@@ -145,7 +145,7 @@ struct rank_one {
 };
 
 /// Whether the 1-D mapping m is Replicated's (copies) or Partial's: from its type, or at run time
-/// for one that holds a mapping chosen then (AnyDist's get_if, which holds no Partial).
+/// for one that holds a mapping chosen then (AnyDist's get_if; its partial values are sums).
 template <class M>
 constexpr bool replicated_mapping_of(const M& m) noexcept {
   if constexpr (replicated_mapping<M>) return true;
@@ -153,8 +153,10 @@ constexpr bool replicated_mapping_of(const M& m) noexcept {
   else return false;
 }
 template <class M>
-constexpr bool partial_mapping_of(const M&) noexcept {
-  return partial_mapping<M>;
+constexpr bool partial_mapping_of(const M& m) noexcept {
+  if constexpr (partial_mapping<M>) return true;
+  else if constexpr (requires { m.template get_if<Partial<>::mapping>(); }) return m.template get_if<Partial<>::mapping>() != nullptr;
+  else return false;
 }
 
 /// test(m) of the 1-D mapping m of dimension d of layout l; false for a layout that does not show
