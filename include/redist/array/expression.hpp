@@ -202,7 +202,7 @@ void update(const E& term, Dst& dst, typename Dst::value_type alpha, typename Ds
     with_plan(term, dst, [&](auto& r) {
       if (r.before_first_run()) check_no_overlap(a.comm(), const_local(a), local, sections_of_one_array(a, dst), call);
       r.run_update(a.comm(), const_local(a), local, runtime::accumulate_op<T, traits::conjugated>{alpha},
-                   [&] { start_partial<SrcOp, DstOp>(dst, &b0); });
+                   [&] { start_partial<SrcOp, DstOp>(dst, &b0); }, array_access::segment(a), true);
     });
     return;
   }
@@ -220,8 +220,10 @@ void update(const E& term, Dst& dst, typename Dst::value_type alpha, typename Ds
   with_plan(term, dst, [&](auto& r) {
     if (r.before_first_run()) check_no_overlap(a.comm(), const_local(a), local, sections_of_one_array(a, dst), call);
     constexpr bool conj = traits::conjugated;
-    if (has_beta && beta != T{}) r.run_update(a.comm(), const_local(a), local, runtime::axpby_op<T, conj>{alpha, beta});
-    else r.run_update(a.comm(), const_local(a), local, runtime::scale_op<T, conj>{alpha});
+    const runtime::SharedSegment* seg = array_access::segment(a);
+    auto none = [] {};
+    if (has_beta && beta != T{}) r.run_update(a.comm(), const_local(a), local, runtime::axpby_op<T, conj>{alpha, beta}, none, seg, true);
+    else r.run_update(a.comm(), const_local(a), local, runtime::scale_op<T, conj>{alpha}, none, seg, true);
   });
   if constexpr (!std::is_void_v<DstOp>) start_partial<void, DstOp>(dst, &b0);
 }

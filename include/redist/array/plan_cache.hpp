@@ -170,7 +170,7 @@ class Redistribution {
     const std::span<const typename B::value_type> src(a.local());
     if constexpr (!std::is_void_v<SrcOp>) {
       run_update(a.comm(), src, dst.local(), runtime::fold_op<SrcOp>{},
-                 [&] { detail::start_partial<SrcOp, DstOp>(dst, nullptr); });
+                 [&] { detail::start_partial<SrcOp, DstOp>(dst, nullptr); }, detail::array_access::segment(a), true);
     } else {
       run(a.comm(), src, dst.local(), detail::array_access::segment(a));
       if constexpr (!std::is_void_v<DstOp>) detail::start_partial<void, DstOp>(dst, nullptr);
@@ -211,31 +211,51 @@ class Redistribution {
   /// The workspace of the plan (a fused exchange runs it there).
   runtime::Workspace& workspace() noexcept { return workspace_; }
   /// Runs the plan storing every element by op, a scaled update (runtime/store.hpp): b = alpha *
-  /// op(a) [+ beta * b] computed inside the unpack and the local copy. Collective; by messages
-  /// (no shared memory, no datatypes).
+  /// op(a) [+ beta * b] computed inside the unpack and the local copy, or a fold of partial
+  /// values. Collective; by messages (no datatypes), or, run with an array's source (`from_array`:
+  /// every rank alike; `source` its part of a node window, or nullptr), with node peers' elements
+  /// read from their sources in shared memory, each stored by op where it lands.
   /// `before()` runs after the first run's agreement, before any element moves (what must be
   /// written into dst first: the identity partial values fold into).
   template <class T, class Op, class Before = void (*)()>
   void run_update(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, const Op& op,
-                  Before&& before = [] {}) {
+                  Before&& before = [] {}, const runtime::SharedSegment* source = nullptr, bool from_array = false) {
     const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
     if constexpr (!std::is_same_v<Op, runtime::fold_op<std::plus<>>>) refuse_sums("b = alpha * op(a) + beta * b");
     first_run<T>(comm, src.size(), dst.size(), Op::assigns);
-    // Partial values folded by a predefined MPI operation: the second run times the messages
-    // against the pattern's reduction (one MPI_Allreduce or MPI_Reduce_scatter per group, where
-    // every rank's plan is one) and keeps the faster, as the transports of b = a are decided.
+    const auto c = static_cast<MPI_Comm>(comm);
+    // The node whose peers may copy from each other's sources (an array's source).
+    const runtime::Node* node = nullptr;
+    if (options_.shared_memory && comm.size() > 1) {
+      auto nodes = runtime::node_of(c, options_.node_size);
+      if (node_keep_ != nodes) node_keep_ = std::move(nodes);
+      if (from_array && node_keep_->size > 1) node = node_keep_.get();
+    }
+    // Partial values folded by a predefined MPI operation: the second run times the messages (or
+    // the node's copies) against the pattern's reduction (one MPI_Allreduce or MPI_Reduce_scatter
+    // per group, where every rank's plan is one) and keeps the faster, as the transports of b = a
+    // are decided.
     if constexpr (runtime::detail::mpi_reduction<T, Op>::exists)
       if (update_runs_ == 1 && options_.tune_reps > 0 && comm.size() > 1) {
-        decision_.transports = runtime::time_reduction(plan_, comm, src, dst, workspace_, options_.tune_reps, op, before, budget_);
+        decision_.transports =
+            runtime::time_reduction(plan_, comm, src, dst, workspace_, options_.tune_reps, op, before, budget_, source, node);
         const TransportTiming* best = nullptr;
         for (const TransportTiming& t : decision_.transports)
           if (t.median > 0 && (best == nullptr || t.median < best->median)) best = &t;
-        if (best != nullptr) workspace_.exchange.wire = best->wire;
+        if (best != nullptr) {
+          workspace_.exchange.wire = best->wire;
+          update_node_ = best->node;
+        }
       }
+    if (workspace_.exchange.nodes != node_keep_) workspace_.exchange.nodes = node_keep_;
     before();
-    auto parts = boost::hana::make_tuple(runtime::part(plan_, src, dst, workspace_, op));
-    const auto c = static_cast<MPI_Comm>(comm);
-    runtime::start(parts, workspace_.exchange, c, nullptr, options_.max_message_bytes, runtime::message_tag);
+    auto parts = boost::hana::make_tuple(runtime::part(plan_, src, dst, workspace_, op, source, source_ld()));
+    // A reduction wire folds every member's part itself: the node's copies are not used with it,
+    // nor where the messages timed faster (update_node_).
+    const bool reduction = workspace_.exchange.wire == Wire::allreduce || workspace_.exchange.wire == Wire::reduce_scatter;
+    on_node_ = node != nullptr && !reduction && update_node_ && runtime::agree_on_node(parts, *node, plan_.direct());
+    node_ = on_node_ ? node : nullptr;
+    runtime::start(parts, workspace_.exchange, c, node_, options_.max_message_bytes, runtime::message_tag);
     runtime::wait(parts, workspace_.exchange, c, options_.max_message_bytes, runtime::message_tag);
     ++update_runs_;
   }
@@ -314,10 +334,16 @@ class Redistribution {
     // Partial sums chosen at run time: folded as Partial<> values are (run_arrays), which needs an
     // element type that sums; into them, the processes that receive nothing get 0 (any type: its
     // value-initialized bytes).
-    auto start_sums = [&] { detail::start_parts(to_, comm.rank(), dst, sums_from_, sums_to_, T{}, T{}, static_cast<const T*>(nullptr)); };
+    constexpr bool whole = requires(const To& t) { t.local_extents(0); t.strides(0); };  // not a section's layout
+    auto start_sums = [&] {
+      if constexpr (whole) detail::start_parts(to_, comm.rank(), dst, sums_from_, sums_to_, T{}, T{}, static_cast<const T*>(nullptr));
+    };
+    if (!whole && (sums_from_ || sums_to_))
+      detail::report_error("redist: sections of arrays with partial sums chosen at run time (AnyDist holding Partial<>) "
+                           "are not supported; assign the whole arrays");
     if (sums_from_) {
       if constexpr (folds<std::plus<>, T> && runtime::scalable<T>) {
-        run_update(comm, src, dst, runtime::fold_op<std::plus<>>{}, start_sums);
+        run_update(comm, src, dst, runtime::fold_op<std::plus<>>{}, start_sums, source, from_array);
         return;
       } else {
         detail::report_error("redist: a source of partial sums (AnyDist holding Partial<>, REDIST_PARTIAL_SUM in C) "
@@ -525,6 +551,7 @@ class Redistribution {
   int runs_ = 0;
   int update_runs_ = 0;  ///< runs by run_update (scaled updates, partial values)
   bool sums_from_ = false, sums_to_ = false;  ///< runtime_sums(): of the source, of the destination
+  bool update_node_ = true;  ///< run_update copies from node peers' shared memory (unless its timing chose otherwise)
   index_t budget_ = 0;
   const runtime::Node* node_ = nullptr;
   std::shared_ptr<const runtime::Node> node_keep_;

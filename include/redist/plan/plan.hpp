@@ -263,7 +263,8 @@ struct TransportTiming {
   Wire wire = Wire::point_to_point;
   bool datatypes = false;
   double median = 0;
-  std::string name() const { return wire_name(wire, datatypes); }
+  bool node = false;  ///< the messages with node peers' pieces copied from shared memory (a partial source's timing)
+  std::string name() const { return node ? "shared_memory" : wire_name(wire, datatypes); }
 };
 
 /// The plan of a 1-D redistribution.

@@ -704,10 +704,11 @@ bool pack_staging(P& p, const Node& node) {
 }
 
 /// The local runs of stage st, and the messages from node peers unpacked from their staging parts
-/// (pack, then pull: Workspace::staged), into dst.
-template <class T, class R>
-void copy_local_and_staged(const Stage<R>& st, std::span<const T> src, std::span<T> dst, Workspace& ws, const Node& node) {
-  copy(st.runs_of(st.local), src.data(), dst.data());
+/// (pack, then pull: Workspace::staged), into dst, stored by op.
+template <class T, class R, class Op = assign_op>
+void copy_local_and_staged(const Stage<R>& st, std::span<const T> src, std::span<T> dst, Workspace& ws, const Node& node,
+                           const Op& op = {}) {
+  copy(st.runs_of(st.local), src.data(), dst.data(), op);
   const auto me = static_cast<std::size_t>(node.rank);
   const bool cycles = st.cycles && !st.forwards;
   ws.staging_in.assign(st.recvs.size(), nullptr);
@@ -723,10 +724,11 @@ void copy_local_and_staged(const Stage<R>& st, std::span<const T> src, std::span
   if (cycles) {
     const auto& c = st.cycles;
     unpack_cycles<T>(c, 0, c.slots, reinterpret_cast<const T**>(ws.staging_in.data()), dst.data(),
-                     static_cast<index_t>(dst.size()));
+                     static_cast<index_t>(dst.size()), op);
   } else {
     for (std::size_t j = 0; j < st.recvs.size(); ++j)
-      if (ws.staging_in[j] != nullptr) unpack_message(st, j, reinterpret_cast<const T*>(ws.staging_in[j]), dst.data());
+      if (ws.staging_in[j] != nullptr)
+        unpack_message(st, j, reinterpret_cast<const T*>(ws.staging_in[j]), dst.data(), 0, -1, op);
   }
 }
 
@@ -734,9 +736,10 @@ void copy_local_and_staged(const Stage<R>& st, std::span<const T> src, std::span
 /// straight from src and from those peers' source arrays (in the window `node`) into dst, in one
 /// gathered pass through dst. The items depend on the plan and the source arrays: rebuilt and
 /// ordered (in ws) only when those change, so a repeated b = a between the same arrays only copies.
-template <class T, class R>
+/// Each element is stored by op (a scaled update's, or a fold of partial values' contributions).
+template <class T, class R, class Op = assign_op>
 void copy_local_and_node(const Stage<R>& st, const void* plan, std::span<const T> src, std::span<T> dst, Workspace& ws,
-                         const SharedSegment& node) {
+                         const SharedSegment& node, const Op& op = {}) {
   auto on_node = [&](const Message& m) { return node.node().holds(m.peer); };
   ws.copy_from.clear();
   ws.copy_from.push_back(plan);
@@ -755,7 +758,7 @@ void copy_local_and_node(const Stage<R>& st, const void* plan, std::span<const T
     ws.copies_alone = order_gathered(std::span<CopyItem>(ws.copies));
     ws.copied_from = ws.copy_from;
   }
-  copy_gathered<T>(std::span<const R>(st.runs), std::span<const CopyItem>(ws.copies), ws.copies_alone, dst.data());
+  copy_gathered<T>(std::span<const R>(st.runs), std::span<const CopyItem>(ws.copies), ws.copies_alone, dst.data(), op);
 }
 
 /// Makes part p's Aggregation (Wire::node_aggregated) for the node partition `nodes`: its node's
@@ -1926,7 +1929,7 @@ class Runner {
       const auto& st = plan.stages[s_.stage];
       if (s_.node != nullptr && p.ws->staged) {
         const double t0 = MPI_Wtime();
-        copy_local_and_staged(st, p.src, p.dst, *p.ws, *s_.node);
+        with_store(p.store, [&](const auto& op) { copy_local_and_staged(st, p.src, p.dst, *p.ws, *s_.node, op); });
         p.ws->staged_seconds = least(p.ws->staged_seconds, p.ws->pack_seconds + (MPI_Wtime() - t0));
         any = true;
       } else if (s_.node != nullptr) {
@@ -1934,7 +1937,7 @@ class Runner {
         // workspace also builds the ordered copy list: not timed.
         const bool timed = p.ws->node_copy_timing();
         const double t0 = timed ? MPI_Wtime() : 0.0;
-        copy_local_and_node(st, p.plan, p.src, p.dst, *p.ws, *p.source);
+        with_store(p.store, [&](const auto& op) { copy_local_and_node(st, p.plan, p.src, p.dst, *p.ws, *p.source, op); });
         if (timed && ++p.ws->pull_runs > 1) p.ws->pull_seconds = least(p.ws->pull_seconds, MPI_Wtime() - t0);
         any = true;
       } else if (s_.mode != by_cycles && st.local.nruns > 0) {
@@ -2048,7 +2051,7 @@ class Runner {
 }  // namespace detail
 
 /// Whether every rank of `node` can serve its node peers from shared memory for every part (each
-/// source in a window of this node, assigned as it is, declared with one leading dimension across
+/// source in a window of this node, declared with one leading dimension across
 /// the node, its plan of direct messages or able to become one: `direct_capable`): one all-reduce
 /// on the node, with the MPI_Win_syncs MPI-3's memory model asks for around it (store, sync,
 /// synchronize, sync, load). Collective on the node; the same answer on every rank of it.
@@ -2069,7 +2072,7 @@ bool agree_on_node(Parts& parts, const Node& node, bool direct_capable) {
   std::array<long long, 1 + (per + 2) * K> mine{}, all{};
   bool able = direct_capable, timing = false;
   boost::hana::for_each(parts, [&](auto& p) {
-    able = able && detail::store_assigns(p.store) && p.source != nullptr && &p.source->node() == &node &&
+    able = able && p.source != nullptr && &p.source->node() == &node &&
            (p.src.empty() || static_cast<const void*>(p.source->data()) == static_cast<const void*>(p.src.data()));
     timing = timing || p.ws->node_copy_timing();
   });

@@ -284,7 +284,9 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
 /// against its reduction wire (Wire::allreduce or Wire::reduce_scatter, one MPI reduction per
 /// group: make_reduce_group) when every rank's plan is one direct stage that reduces so in one
 /// round (no piece of the scratch budget cuts a message), the fold is a predefined MPI operation on
-/// T (mpi_reduction) and its scratch fits `budget` elements (0: no limit), on the message path;
+/// T (mpi_reduction) and its scratch fits `budget` elements (0: no limit); with `node` (of more
+/// than one rank) and `source`, also the messages with node peers' pieces copied from their
+/// sources (execute; candidate `node`), where the node agrees;
 /// `reset()` writes the fold's identity into dst before each run (untimed). Interleaved
 /// rounds as time_transports. Returns the candidates with their medians (empty when the wire does
 /// not apply or reps <= 0); ws's wire is point to point afterwards, and dst holds the last run's
@@ -292,7 +294,8 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
 template <class R, class T, class Store, class Reset>
 std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
                                             std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
-                                            const Store& store, Reset&& reset, index_t budget = 0) {
+                                            const Store& store, Reset&& reset, index_t budget = 0,
+                                            const SharedSegment* source = nullptr, const Node* node = nullptr) {
   ws.exchange.wire = Wire::point_to_point;
   if (reps <= 0 || comm.size() < 2) return {};
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
@@ -313,15 +316,19 @@ std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boos
   if (all[0] != ~all[1] || all[0] > 1) return {};
   const Wire wire = all[0] == 0 ? Wire::allreduce : Wire::reduce_scatter;
   if (!detail::make_reduce_group(plan, c, ws.exchange.wire_resources, wire)) return {};
+  // With a node: its copies from shared memory too (the node path is not always the faster one
+  // for a fold: the messages' unpack reads the pieces while they are in cache).
   std::vector<TransportTiming> cands{{Wire::point_to_point, false, 0}, {wire, false, 0}};
+  if (node != nullptr && node->size > 1) cands.push_back({Wire::point_to_point, false, 0, true});
   ws.exchange.collective_rounds = 1;
-  const std::size_t which[] = {0, 1};
+  const std::size_t which[] = {0, 1, 2};
   std::vector<std::vector<double>> samples(cands.size());
   time_rounds(
-      std::span<const std::size_t>(which), comm, reps, tune_min_seconds, samples,
+      std::span<const std::size_t>(which, cands.size()), comm, reps, tune_min_seconds, samples,
       [&](std::size_t i) {
         ws.exchange.wire = cands[i].wire;
-        execute(plan, comm, src, dst, ws, max_chunk_bytes, store);
+        const bool shared = cands[i].node;  // node peers' pieces copied from shared memory (where the node agrees)
+        execute(plan, comm, src, dst, ws, max_chunk_bytes, store, shared ? source : nullptr, shared ? node : nullptr);
       },
       [&](std::size_t) { reset(); });
   for (std::size_t i = 0; i < cands.size(); ++i) cands[i].median = median_of(samples[i]);

@@ -329,7 +329,10 @@ inline CopyItem copy_item(const BasicSection<D>& s, std::size_t run, const T* fr
 /// (ts == len: no other item writes between its pieces, so interleaving gains nothing, and
 /// copy_pieces then copies all its pieces with one kernel of their length); then the others in
 /// order of destination, to be interleaved. Returns how many come first. Done once per plan and
-/// sources (runtime::execute keeps the ordered items in its workspace).
+/// sources (runtime::execute keeps the ordered items in its workspace). Several holders' items
+/// of partial values write the same elements: copied one after the other too (interleaving
+/// them column by column, to fold each while it is in cache, made (Block, Partial<>) -> (Block,
+/// Block) of 8192^2 on 4 ranks 1.4-1.5x slower in runs of the two builds one after the other).
 inline std::size_t order_gathered(std::span<CopyItem> items, index_t interleave = 64) {
   const auto periodic = std::partition(items.begin(), items.end(), [&](const CopyItem& it) {
     return it.count < interleave || it.ts == it.len;
@@ -344,18 +347,19 @@ inline std::size_t order_gathered(std::span<CopyItem> items, index_t interleave 
 /// an iteration, so that the periodic families of a block-cyclic pair, which repeat with the same
 /// period (give or take a ragged last one), are copied in one pass through the arrays instead of
 /// one pass per family. (Copying a few iterations of each family at a time, to use copy_pieces'
-/// kernels, was measured 2.3 times slower on Cyclic<8> -> Cyclic<5>.)
-template <class T, class R>
-void copy_gathered(std::span<const R> runs, std::span<const CopyItem> items, std::size_t alone, T* dst) {
+/// kernels, was measured 2.3 times slower on Cyclic<8> -> Cyclic<5>.) Each element is stored by
+/// op (assigned; or folded, when several items write one element: partial values).
+template <class T, class R, class Op = assign_op>
+void copy_gathered(std::span<const R> runs, std::span<const CopyItem> items, std::size_t alone, T* dst, const Op& op = {}) {
   for (const CopyItem& it : items.first(alone)) {
     const T* from = static_cast<const T*>(it.from);
     if (it.len < 0) {
       if constexpr (!std::is_same_v<R, Run>) {
         const auto n = detail::nest_of(runs[it.run], detail::dense::none);
-        detail::copy_nest(from, dst + it.dst, n, n.depth);
+        detail::copy_nest(from, dst + it.dst, n, n.depth, op);
       }
     } else {
-      detail::copy_pieces(from, it.fs, dst + it.dst, it.ts, it.len, it.count);
+      detail::copy_pieces(from, it.fs, dst + it.dst, it.ts, it.len, it.count, op);
     }
   }
   const auto periodic = items.subspan(alone);
@@ -363,7 +367,7 @@ void copy_gathered(std::span<const R> runs, std::span<const CopyItem> items, std
   for (const CopyItem& it : periodic) most = std::max(most, it.count);
   for (index_t c = 0; c < most; ++c)
     for (const CopyItem& it : periodic)
-      if (c < it.count) detail::copy_section(dst + it.dst + c * it.ts, static_cast<const T*>(it.from) + c * it.fs, it.len);
+      if (c < it.count) detail::copy_section(dst + it.dst + c * it.ts, static_cast<const T*>(it.from) + c * it.fs, it.len, op);
 }
 
 /// Pack the elements [begin, end) of the message's packed order into out (a piece of a message).
