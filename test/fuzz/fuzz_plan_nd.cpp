@@ -1,4 +1,4 @@
-// libFuzzer harness: bytes -> two random N-D layouts (rank 2 to 5, subsets of the ranks, grid offsets, orders, leading dimensions); all P plans built and the exchange simulated against the N-D oracle.
+// libFuzzer harness: bytes -> two random N-D layouts (rank 2 to 5, subsets of the ranks, grid offsets, orders, leading dimensions, replicated or partial dimensions); all P plans built and the exchange simulated against the N-D oracle (out of partial values: every holder's value added, simulate_fold).
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +11,7 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/dist/gen_block.hpp>
+#include <redist/dist/partial.hpp>
 #include <redist/dist/replicated.hpp>
 #include <redist/plan/plan.hpp>
 
@@ -46,8 +47,16 @@ redist::GenBlock gen_block(Bytes& in, index_t n, int p) {
 template <class D>
 D make(Bytes& in, index_t n, int p) {
   if constexpr (std::is_same_v<D, redist::GenBlock>) return gen_block(in, n, p);
-  else if constexpr (std::is_same_v<D, redist::Replicated>) return D{};
+  else if constexpr (std::is_same_v<D, redist::Replicated> || std::is_same_v<D, redist::Partial<>>) return D{};
   else return cyclic(in, n, p);
+}
+
+/// The oracle of one dimension: a source's Partial dimension is held whole by every process of
+/// it (Replicated's oracle: every holder sends), a destination's only by its process 0.
+template <bool Source, class D>
+redist::test::Layout oracle_of(const D& d, index_t n, int p) {
+  if constexpr (Source && std::is_same_v<D, redist::Partial<>>) return redist::test::oracle(redist::Replicated{}, n, p);
+  else return redist::test::oracle(d, n, p);
 }
 
 template <std::size_t N>
@@ -56,8 +65,9 @@ struct Case {
   redist::test::Layout layout;
 };
 
-/// A layout of Dist<D...> on a random grid of at most nprocs ranks, bound, with its oracle.
-template <class... D, std::size_t... I>
+/// A layout of Dist<D...> on a random grid of at most nprocs ranks, bound, with its oracle (as a
+/// source or a destination).
+template <bool Source, class... D, std::size_t... I>
 auto make_case(Bytes& in, const std::array<index_t, sizeof...(D)>& ext, int nprocs, std::index_sequence<I...>) {
   constexpr std::size_t N = sizeof...(D);
   redist::test::GridSpec<N> s;
@@ -88,15 +98,18 @@ auto make_case(Bytes& in, const std::array<index_t, sizeof...(D)>& ext, int npro
     g = g.with_ranks(s.ranks);
   }
   typename redist::Dist<D...>::mapping m(dist, ext, g, s.offsets, redist::Storage{s.storage, s.ld}, nprocs);
-  const std::array<redist::test::Layout, N> dims{redist::test::oracle(dist.template get<I>(), ext[I], s.grid[I])...};
+  const std::array<redist::test::Layout, N> dims{oracle_of<Source>(dist.template get<I>(), ext[I], s.grid[I])...};
   return std::pair{m, Case<N>{s, redist::test::oracle_nd(s, dims)}};
 }
 
 /// Dist of N dimensions: all Cyclic<> (pattern 0), GenBlock and Cyclic<> alternating (pattern 1),
-/// or Cyclic<> and Replicated alternating (pattern 2: copies along every other grid dimension).
+/// Cyclic<> and Replicated alternating (pattern 2: copies along every other grid dimension), or
+/// Cyclic<> and Partial<> alternating (pattern 3: partial values along every other one).
 template <int Pattern, std::size_t I>
-using dim_type = std::conditional_t<Pattern == 1 && I % 2 == 0, redist::GenBlock,
-                                    std::conditional_t<Pattern == 2 && I % 2 == 1, redist::Replicated, redist::Cyclic<>>>;
+using dim_type = std::conditional_t<
+    Pattern == 1 && I % 2 == 0, redist::GenBlock,
+    std::conditional_t<Pattern == 2 && I % 2 == 1, redist::Replicated,
+                       std::conditional_t<Pattern == 3 && I % 2 == 1, redist::Partial<>, redist::Cyclic<>>>>;
 template <std::size_t N, int Pattern, std::size_t... I>
 auto dist_type(std::index_sequence<I...>) -> redist::Dist<dim_type<Pattern, I>...>;
 
@@ -109,8 +122,9 @@ template <class DistT>
 struct bind_dist;
 template <class... D>
 struct bind_dist<redist::Dist<D...>> {
+  template <bool Source>
   static auto run(Bytes& in, const std::array<index_t, sizeof...(D)>& ext, int nprocs) {
-    return make_case<D...>(in, ext, nprocs, std::index_sequence_for<D...>{});
+    return make_case<Source, D...>(in, ext, nprocs, std::index_sequence_for<D...>{});
   }
 };
 
@@ -119,9 +133,11 @@ void fuzz_rank(Bytes& in, int nprocs, int pattern_from, int pattern_to) {
   std::array<index_t, N> ext{};
   for (auto& e : ext) e = static_cast<index_t>(in.next(1) % (N <= 3 ? 24 : 6));
   auto run = [&]<int A, int B>() {
-    auto [mf, cf] = bind_dist<typename pattern<N, A>::type>::run(in, ext, nprocs);
-    auto [mt, ct] = bind_dist<typename pattern<N, B>::type>::run(in, ext, nprocs);
-    const auto res = redist::test::simulate(mf, mt, cf.layout, ct.layout, {}, redist::test::BuildGridPlan{});
+    auto [mf, cf] = bind_dist<typename pattern<N, A>::type>::template run<true>(in, ext, nprocs);
+    auto [mt, ct] = bind_dist<typename pattern<N, B>::type>::template run<false>(in, ext, nprocs);
+    const auto res =
+        A == 3 ? redist::test::simulate_fold(redist::test::all_rank_plans(mf, mt, redist::test::BuildGridPlan{}), cf.layout, ct.layout)
+               : redist::test::simulate(mf, mt, cf.layout, ct.layout, {}, redist::test::BuildGridPlan{});
     if (!res.ok) {
       std::fprintf(stderr, "redist fuzz nd: rank %zu, P = %d: %s\n", N, nprocs, res.failure.c_str());
       std::abort();
@@ -130,11 +146,13 @@ void fuzz_rank(Bytes& in, int nprocs, int pattern_from, int pattern_to) {
   auto to = [&]<int A>() {
     if (pattern_to == 0) run.template operator()<A, 0>();
     else if (pattern_to == 1) run.template operator()<A, 1>();
-    else run.template operator()<A, 2>();
+    else if (pattern_to == 2) run.template operator()<A, 2>();
+    else run.template operator()<A, 3>();
   };
   if (pattern_from == 0) to.template operator()<0>();
   else if (pattern_from == 1) to.template operator()<1>();
-  else to.template operator()<2>();
+  else if (pattern_from == 2) to.template operator()<2>();
+  else to.template operator()<3>();
 }
 }  // namespace
 
@@ -142,7 +160,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Bytes in(data, size);
   const int rank = 2 + static_cast<int>(in.next(1) % 4);
   const int nprocs = 1 + static_cast<int>(in.next(1) % 24);
-  const int pf = static_cast<int>(in.next(1) % 3), pt = static_cast<int>(in.next(1) % 3);
+  // Pattern 2 or 3 (copies or partial values) by the same byte's next bit: the inputs of the corpus
+  // made before partial values keep their other choices.
+  auto pattern_of = [](std::uint64_t b) { return b % 3 == 2 ? 2 + static_cast<int>((b / 3) % 2) : static_cast<int>(b % 3); };
+  const int pf = pattern_of(in.next(1)), pt = pattern_of(in.next(1));
   try {
     switch (rank) {
       case 2: fuzz_rank<2>(in, nprocs, pf, pt); break;

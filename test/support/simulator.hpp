@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -11,6 +12,7 @@
 #include <redist/plan/plan.hpp>
 #include <redist/plan/transfers.hpp>
 #include <redist/runtime/pack.hpp>
+#include <redist/runtime/store.hpp>
 
 #include "oracle.hpp"
 
@@ -315,6 +317,72 @@ template <class From, class To, class MakePlan = BuildPlan>
 SimResult simulate(const From& from, const To& to, const Layout& src, const Layout& dst, SimChecks checks = {},
                    MakePlan make_plan = {}) {
   return simulate_plans(all_rank_plans(from, to, make_plan), src, dst, checks);
+}
+
+/// Runs all ranks' plans out of partial values (a Partial<Op> source: every holder of an element
+/// sends its value, the receiver adds them), one stage of direct messages each: holder q of element
+/// g holds g * 64 + q (at most 64 ranks), every destination place starts at 0, the local copy and
+/// each message (packed from its sender's source as the sender's plan says) are added in. Checks
+/// that every place of src -> dst holds the sum over the holders of its element (each holder once:
+/// a missing or repeated one changes the sum), that the places the destination does not receive
+/// (the others of a Partial dimension, padding) stay 0, and that every message is received by the
+/// peer it was sent to with the same size.
+template <class PlanT>
+SimResult simulate_fold(const std::vector<PlanT>& plans, const Layout& src, const Layout& dst) {
+  SimResult res;
+  const auto fail = failer(res);
+  const auto P = plans.size();
+  if (P > 64) {
+    fail("simulate_fold: at most 64 ranks");
+    return res;
+  }
+  std::vector<std::vector<index_t>> in(P), out(P);
+  std::map<index_t, index_t> sum;
+  for (std::size_t q = 0; q < P; ++q) {
+    in[q].assign(src.globals[q].size(), 0);
+    for (std::size_t l = 0; l < in[q].size(); ++l)
+      if (const index_t g = src.globals[q][l]; g >= 0) sum[g] += in[q][l] = g * 64 + static_cast<index_t>(q);
+    out[q].assign(dst.globals[q].size(), 0);
+  }
+  const runtime::fold_op<std::plus<>> add{};
+  for (std::size_t r = 0; r < P && res.ok; ++r) {
+    if (plans[r].stages.size() != 1 || !plans[r].direct()) {
+      fail("rank " + std::to_string(r) + "'s plan out of partial values is not one stage of direct messages");
+      break;
+    }
+    const auto& st = plans[r].stages[0];
+    std::vector<index_t> buf(static_cast<std::size_t>(st.local.size));
+    runtime::pack(st.runs_of(st.local), in[r].data(), buf.data());
+    runtime::unpack(st.runs_of(st.local), buf.data(), out[r].data(), add);
+    for (const Message& m : st.recvs) {
+      const auto s = static_cast<std::size_t>(m.peer);
+      const Message* sent = nullptr;
+      if (s < P && s != r && plans[s].stages.size() == 1)
+        for (const Message& x : plans[s].stages[0].sends)
+          if (x.peer == static_cast<int>(r)) sent = &x;
+      if (sent == nullptr || sent->size != m.size) {
+        fail("rank " + std::to_string(r) + " receives " + std::to_string(m.size) + " elements from " +
+             std::to_string(m.peer) + ", who does not send them");
+        break;
+      }
+      buf.assign(static_cast<std::size_t>(m.size), 0);
+      runtime::pack(plans[s].stages[0].runs_of(*sent), in[s].data(), buf.data());
+      runtime::unpack(st.runs_of(m), buf.data(), out[r].data(), add);
+      ++res.messages;
+      res.moved += m.size;
+    }
+  }
+  for (std::size_t r = 0; r < P && res.ok; ++r)
+    for (std::size_t l = 0; l < out[r].size(); ++l) {
+      const index_t g = dst.globals[r][l];
+      const index_t want = g >= 0 ? sum[g] : 0;
+      if (out[r][l] != want) {
+        fail("rank " + std::to_string(r) + " local " + std::to_string(l) + " (element " + std::to_string(g) + ") holds " +
+             std::to_string(out[r][l]) + ", expected " + std::to_string(want));
+        break;
+      }
+    }
+  return res;
 }
 
 }  // namespace redist::test
