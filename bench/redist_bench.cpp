@@ -462,6 +462,124 @@ std::vector<Row> run_replicate_2d(Harness& h, index_t m) {
   return h.measure("replicate_2d", m * m, copies_methods<RowAllgathervMethod>(a, [&h, ext, grid] { return B(h.comm(), ext, grid); }));
 }
 
+/// Elements of n that process p of P holds when n is dealt in blocks of k cyclically (ScaLAPACK's
+/// NUMROC), as a user computes it.
+index_t cyclic_count(index_t n, index_t k, int p, int nprocs) {
+  const index_t round = k * nprocs;
+  return n / round * k + std::clamp<index_t>(n % round - p * k, 0, k);
+}
+
+/// The mixed move's baseline, what a user without redist writes: gather the matrix on rank 0 from
+/// one copy of each row block (grid column 0's ranks of the (Block, Replicated) source, MPI_Gatherv
+/// of their column-major blocks), then scatter it (rank 0 packs each rank's (Cyclic<64>,
+/// Cyclic<64>) part in its column-major local order; MPI_Scatterv straight into every rank's local
+/// array). Ranks by the grids' default row-major order; counts from block_part and cyclic_count.
+/// No redist plan or pack code.
+template <class A, class B>
+class GatherScatterMethod final : public IntoArray<A, B> {
+ public:
+  GatherScatterMethod(const A& a, B b) : IntoArray<A, B>{a, std::move(b)} {}
+  bool has_setup() const override { return true; }
+  void setup() override {
+    const auto& comm = this->a_.comm();
+    const int nprocs = comm.size();
+    r_ = this->a_.grid().extent(0);
+    c_ = this->a_.grid().extent(1);
+    m_ = this->a_.extent(0);
+    n_ = this->a_.extent(1);
+    block_ = std::max<index_t>(1, (m_ + r_ - 1) / r_);
+    gcounts_.assign(static_cast<std::size_t>(nprocs), 0);
+    gdispls_.assign(static_cast<std::size_t>(nprocs), 0);
+    scounts_.assign(static_cast<std::size_t>(nprocs), 0);
+    sdispls_.assign(static_cast<std::size_t>(nprocs), 0);
+    int gat = 0, sat = 0;
+    for (int q = 0; q < nprocs; ++q) {
+      const auto k = static_cast<std::size_t>(q);
+      // Source: rank q is grid position (q / c, q % c); column 0 sends its row block.
+      if (q % c_ == 0) gcounts_[k] = detail::checked_int(block_part(m_, q / c_, r_).second * n_, "elements of a row block");
+      gdispls_[k] = gat;
+      gat += gcounts_[k];
+      // Destination: (Cyclic<64>, Cyclic<64>) on c x r, rank q at (q / r, q % r).
+      scounts_[k] = detail::checked_int(cyclic_count(m_, 64, q / r_, c_) * cyclic_count(n_, 64, q % r_, r_), "elements of a part");
+      sdispls_[k] = sat;
+      sat += scounts_[k];
+    }
+    const int me = comm.rank();
+    const index_t rows = block_part(m_, me / c_, r_).second;
+    if (rows > 0 && this->a_.leading_dimension() != rows) throw std::invalid_argument("gather_scatter: padded source");
+    const index_t brows = cyclic_count(m_, 64, me / r_, c_);
+    if (brows > 0 && this->b_.leading_dimension() != brows) throw std::invalid_argument("gather_scatter: padded destination");
+    if (me == 0) {
+      whole_.assign(static_cast<std::size_t>(gat), 0.0);
+      packed_.assign(static_cast<std::size_t>(sat), 0.0);
+    }
+  }
+  void run() override {
+    const MPI_Comm comm = static_cast<MPI_Comm>(this->a_.comm());
+    const int me = this->a_.comm().rank();
+    const auto mine = static_cast<std::size_t>(me);
+    MPI_Gatherv(this->a_.local().data(), gcounts_[mine], MPI_DOUBLE, whole_.data(), gcounts_.data(), gdispls_.data(),
+                MPI_DOUBLE, 0, comm);
+    if (me == 0) {
+      // Element (i, j) of the matrix: in row block i / block_, at row i % block_ of its rows x n block.
+      double* out = packed_.data();
+      for (int q = 0; q < this->a_.comm().size(); ++q) {
+        const int pr = q / r_, pc = q % r_;
+        const index_t lrows = cyclic_count(m_, 64, pr, c_), lcols = cyclic_count(n_, 64, pc, r_);
+        for (index_t lj = 0; lj < lcols; ++lj) {
+          const index_t j = (lj / 64 * r_ + pc) * 64 + lj % 64;
+          for (index_t li = 0; li < lrows; ++li) {
+            const index_t i = (li / 64 * c_ + pr) * 64 + li % 64;
+            const index_t blk = i / block_, rows = block_part(m_, static_cast<int>(blk), r_).second;
+            *out++ = whole_[static_cast<std::size_t>(gdispls_[static_cast<std::size_t>(blk * c_)] + i - blk * block_ + j * rows)];
+          }
+        }
+      }
+    }
+    MPI_Scatterv(packed_.data(), scounts_.data(), sdispls_.data(), MPI_DOUBLE, this->b_.local().data(), scounts_[mine],
+                 MPI_DOUBLE, 0, comm);
+  }
+  Cost cost() override {
+    const int me = this->a_.comm().rank();
+    const auto mine = static_cast<std::size_t>(me);
+    const std::int64_t size = sizeof(double);
+    if (me == 0) {
+      std::int64_t out = 0, msgs = 0;
+      for (std::size_t q = 1; q < scounts_.size(); ++q)
+        if (scounts_[q] > 0) out += scounts_[q] * size, ++msgs;
+      return Cost{out, msgs, 2, static_cast<std::int64_t>(whole_.size() + packed_.size()) * size};
+    }
+    return Cost{gcounts_[mine] * size, gcounts_[mine] > 0 ? 1 : 0, 2, 0};
+  }
+
+ private:
+  int r_ = 1, c_ = 1;
+  index_t m_ = 0, n_ = 0, block_ = 1;
+  std::vector<int> gcounts_, gdispls_, scounts_, sdispls_;
+  std::vector<double> whole_, packed_;
+};
+
+/// mixed: the m x m matrix, (Block, Replicated) on r x c ([MC,*]: rows in blocks over the grid's
+/// rows, every grid column a copy; r = P/2, c = 2, or P x 1 for odd P) -> (Cyclic<64>, Cyclic<64>)
+/// on c x r, against gather-then-scatter.
+std::vector<Row> run_mixed(Harness& h, index_t m) {
+  const int p = h.comm().size();
+  const int r = p % 2 == 0 ? p / 2 : p, c = p / r;
+  using A = redist::DistArray<double, redist::Dist<redist::Block, redist::Replicated>>;
+  using B = redist::DistArray<double, redist::Dist<redist::Cyclic<64>, redist::Cyclic<64>>>;
+  const std::array<index_t, 2> ext{m, m};
+  A a(h.comm(), ext, redist::Grid{r, c});
+  for_each_local_nd(a, [&](const auto& l, index_t off) { a.local()[off] = value_of(global_id(a.global_index(l), ext)); });
+  auto make_b = [&h, ext, r, c] { return B(h.comm(), ext, redist::Grid{c, r}); };
+  using automatic_t = redist::schedule::automatic_t;
+  return h.measure("mixed", m * m,
+                   {
+                       {"redist", [&a, make_b] { return std::make_unique<RedistMethod<A, B, automatic_t>>(a, make_b(), redist::schedule::automatic, Call::assign); }},
+                       {"redist_messages", [&a, make_b] { return std::make_unique<RedistMethod<A, B, automatic_t>>(a, make_b(), redist::schedule::automatic, Call::messages); }},
+                       {"gather_scatter", [&a, make_b] { return std::make_unique<GatherScatterMethod<A, B>>(a, make_b()); }},
+                   });
+}
+
 /// redist from partial values (Partial<Op> sources): b = a, or redistribute with shared memory off
 /// (`messages`; partial values move by messages or by a reduction either way). make_plan does not
 /// take such arrays, so the cost is what redist::explain says of the last run (no scratch count).
@@ -658,6 +776,9 @@ std::vector<Case> make_cases() {
       Case{"replicate_2d", "matrix, (BLOCK, BLOCK) -> (BLOCK, REPLICATED) on the square grid, against MPI_Allgatherv per grid row",
            copies_method_names,
            [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts&) { return run_replicate_2d(h, s.matrix); }},
+      Case{"mixed", "matrix, (BLOCK, REPLICATED) on P/2 x 2 -> (CYCLIC(64), CYCLIC(64)) on 2 x P/2, against gather-then-scatter",
+           [] { return std::vector<std::string>{"redist", "redist_messages", "gather_scatter"}; },
+           [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts&) { return run_mixed(h, s.matrix); }},
       Case{"reduce", "matrix, (BLOCK, PARTIAL) -> (BLOCK, BLOCK) on the square grid, against MPI_Reduce_scatter per grid row",
            [] { return std::vector<std::string>{"redist", "redist_messages", "reduce_scatter"}; },
            [](Harness& h, const Sizes& s, const BlacsGrids&, BlacsContexts&) {
