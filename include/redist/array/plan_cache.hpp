@@ -58,6 +58,12 @@ bool layout_matches(const A& array_layout, const M& plan_layout) {
   }
 }
 
+/// The folds of partial values (runtime::fold_op): their destination holds Op's identity first.
+template <class Op>
+inline constexpr bool is_fold = false;
+template <class X>
+inline constexpr bool is_fold<runtime::fold_op<X>> = true;
+
 /// A number no Redistribution of this process has had before (of any layouts).
 inline std::uint64_t next_plan_id() noexcept {
   static std::atomic<std::uint64_t> last{0};
@@ -248,15 +254,21 @@ class Redistribution {
         }
       }
     if (workspace_.exchange.nodes != node_keep_) workspace_.exchange.nodes = node_keep_;
-    before();
     auto parts = boost::hana::make_tuple(runtime::part(plan_, src, dst, workspace_, op, source, source_ld()));
     // A reduction wire folds every member's part itself: the node's copies are not used with it,
     // nor where the messages timed faster (update_node_).
     const bool reduction = workspace_.exchange.wire == Wire::allreduce || workspace_.exchange.wire == Wire::reduce_scatter;
     on_node_ = node != nullptr && !reduction && update_node_ && runtime::agree_on_node(parts, *node, plan_.direct());
     node_ = on_node_ ? node : nullptr;
+    // A fold on a node that is the whole communicator (no message), whose local copy covers every
+    // destination element: the local copy, assigned, is the first contribution, instead of the
+    // identity written first and the local copy folded into it (a pass over the destination less).
+    const bool first = detail::is_fold<Op> && on_node_ && node_->whole() && !workspace_.staged && local_covers(comm.rank());
+    workspace_.local_assigns = first;
+    if (!first) before();
     runtime::start(parts, workspace_.exchange, c, node_, options_.max_message_bytes, runtime::message_tag);
     runtime::wait(parts, workspace_.exchange, c, options_.max_message_bytes, runtime::message_tag);
+    workspace_.local_assigns = false;
     ++update_runs_;
   }
   /// True when a layout holds partial sums its type does not show (AnyDist holding Partial<>, the C
@@ -361,6 +373,21 @@ class Redistribution {
     if (make_staging_) runtime::make_staging(parts, *node);
     make_staging_ = false;
     if (sums_to_) start_sums();
+  }
+
+  /// Whether this rank's local copy (one stage) writes every element of its destination: the
+  /// destination's local elements, as many as the local copy's (each written once). Once per plan.
+  bool local_covers(int rank) {
+    if (covers_ < 0) {
+      covers_ = 0;
+      if constexpr (requires(const To& t) { t.local_extents(0); })
+        if (plan_.stages.size() == 1) {
+          index_t n = 1;
+          for (index_t e : to_.local_extents(rank)) n *= e;
+          covers_ = n > 0 && plan_.stages[0].local.size == n ? 1 : 0;
+        }
+    }
+    return covers_ == 1;
   }
 
   /// Refuses (on every rank alike: the layouts are) partial sums chosen at run time in a call
@@ -552,6 +579,7 @@ class Redistribution {
   int update_runs_ = 0;  ///< runs by run_update (scaled updates, partial values)
   bool sums_from_ = false, sums_to_ = false;  ///< runtime_sums(): of the source, of the destination
   bool update_node_ = true;  ///< run_update copies from node peers' shared memory (unless its timing chose otherwise)
+  int covers_ = -1;          ///< local_covers(): -1 not known yet, 0 no, 1 yes
   index_t budget_ = 0;
   const runtime::Node* node_ = nullptr;
   std::shared_ptr<const runtime::Node> node_keep_;

@@ -379,6 +379,10 @@ struct Workspace {
   std::vector<CopyItem> copies;       ///< the local and node peers' runs of a shared-memory run, ordered (order_gathered)
   std::size_t copies_alone = 0;       ///< how many of them are copied one after the other
   std::vector<const void*> copy_from, copied_from;  ///< the plan and source arrays of this run, and of `copies`
+  /// The node path's local runs are assigned, first, and only the node peers' pieces stored by the
+  /// part's store (a fold of partial values whose local copy covers every destination element:
+  /// its first contribution replaces the identity; set around a run by Redistribution::run_update).
+  bool local_assigns = false;
   /// Pack, then pull (node peers' pieces shorter than a cache line): this rank's part of a node
   /// window into which it packs its messages to node peers, in one pass over its source, before
   /// the node agrees (agree_on_node); made by the agreement that first finds the node's pieces short,
@@ -736,15 +740,19 @@ void copy_local_and_staged(const Stage<R>& st, std::span<const T> src, std::span
 /// straight from src and from those peers' source arrays (in the window `node`) into dst, in one
 /// gathered pass through dst. The items depend on the plan and the source arrays: rebuilt and
 /// ordered (in ws) only when those change, so a repeated b = a between the same arrays only copies.
-/// Each element is stored by op (a scaled update's, or a fold of partial values' contributions).
+/// Each element is stored by op (a scaled update's, or a fold of partial values' contributions);
+/// with ws.local_assigns, the local runs are assigned first, then the peers' pieces stored by op.
 template <class T, class R, class Op = assign_op>
 void copy_local_and_node(const Stage<R>& st, const void* plan, std::span<const T> src, std::span<T> dst, Workspace& ws,
                          const SharedSegment& node, const Op& op = {}) {
   auto on_node = [&](const Message& m) { return node.node().holds(m.peer); };
+  const bool first = ws.local_assigns && !Op::assigns;
+  if (first) copy(st.runs_of(st.local), src.data(), dst.data());
   ws.copy_from.clear();
   ws.copy_from.push_back(plan);
   ws.copy_from.push_back(st.runs.data());
   ws.copy_from.push_back(src.data());
+  ws.copy_from.push_back(first ? &ws : nullptr);  // the local runs among the items, or copied first
   for (const Message& m : st.recvs)
     if (on_node(m)) ws.copy_from.push_back(node.peer(m.peer));
   if (ws.copy_from != ws.copied_from) {
@@ -752,7 +760,7 @@ void copy_local_and_node(const Stage<R>& st, const void* plan, std::span<const T
     auto gather = [&](const Message& m, const T* from) {
       for (std::size_t k = m.first; k < m.first + m.nruns; ++k) ws.copies.push_back(copy_item(st.runs[k], k, from));
     };
-    gather(st.local, src.data());
+    if (!first) gather(st.local, src.data());
     for (const Message& m : st.recvs)
       if (on_node(m)) gather(m, reinterpret_cast<const T*>(node.peer(m.peer)));
     ws.copies_alone = order_gathered(std::span<CopyItem>(ws.copies));
