@@ -227,7 +227,8 @@ class Redistribution {
   void run_update(const boost::mpi::communicator& comm, std::span<const T> src, std::span<T> dst, const Op& op,
                   Before&& before = [] {}, const runtime::SharedSegment* source = nullptr, bool from_array = false) {
     const detail::CallGuard guard(static_cast<MPI_Comm>(comm), "redist::redistribute(src, dst)");
-    if constexpr (!std::is_same_v<Op, runtime::fold_op<std::plus<>>>) refuse_sums("b = alpha * op(a) + beta * b");
+    if constexpr (!std::is_same_v<Op, runtime::fold_op<std::plus<>>>)
+      refuse_sums("a scaled update (b = alpha * op(a) + beta * b), or b = a from Partial<Op> values other than sums,");
     first_run<T>(comm, src.size(), dst.size(), Op::assigns);
     const auto c = static_cast<MPI_Comm>(comm);
     // The node whose peers may copy from each other's sources (an array's source).
