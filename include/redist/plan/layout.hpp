@@ -197,12 +197,16 @@ constexpr bool any_copies(const L& l) {
     return false;
   }
 }
-/// Whether some dimension of l holds partial values.
+/// Whether some dimension of l holds partial values (a 1-D mapping: whether it does).
 template <class L>
 constexpr bool any_partial(const L& l) {
-  for (std::size_t d = 0; d < L::rank(); ++d)
-    if (held_partially(l, d)) return true;
-  return false;
+  if constexpr (!requires { L::rank(); }) {
+    return partial_mapping_of(l);
+  } else {
+    for (std::size_t d = 0; d < L::rank(); ++d)
+      if (held_partially(l, d)) return true;
+    return false;
+  }
 }
 /// Whether rank r receives the elements of destination layout l: it is in l's grid and, along
 /// every dimension of partial values, it is the dimension's process 0 (the others hold Op's
