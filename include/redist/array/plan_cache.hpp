@@ -245,7 +245,8 @@ class Redistribution {
     if constexpr (runtime::detail::mpi_reduction<T, Op>::exists)
       if (update_runs_ == 1 && options_.tune_reps > 0 && comm.size() > 1) {
         decision_.transports =
-            runtime::time_reduction(plan_, comm, src, dst, workspace_, options_.tune_reps, op, before, budget_, source, node);
+            runtime::time_reduction(plan_, comm, src, dst, workspace_, options_.tune_reps, op, before, budget_, source, node,
+                                    from_array && options_.shared_memory);  // every rank alike (a node of one has none)
         const TransportTiming* best = nullptr;
         for (const TransportTiming& t : decision_.transports)
           if (t.median > 0 && (best == nullptr || t.median < best->median)) best = &t;

@@ -284,9 +284,10 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
 /// against its reduction wire (Wire::allreduce or Wire::reduce_scatter, one MPI reduction per
 /// group: make_reduce_group) when every rank's plan is one direct stage that reduces so in one
 /// round (no piece of the scratch budget cuts a message), the fold is a predefined MPI operation on
-/// T (mpi_reduction) and its scratch fits `budget` elements (0: no limit); with `node` (of more
-/// than one rank) and `source`, also the messages with node peers' pieces copied from their
-/// sources (execute; candidate `node`), where the node agrees;
+/// T (mpi_reduction) and its scratch fits `budget` elements (0: no limit); with `node_candidate`
+/// (the same on every rank), also the messages with node peers' pieces copied from their sources
+/// (execute with `source` and `node`, this rank's node of more than one rank or nullptr; candidate
+/// `node`), where the node agrees;
 /// `reset()` writes the fold's identity into dst before each run (untimed). Interleaved
 /// rounds as time_transports. Returns the candidates with their medians (empty when the wire does
 /// not apply or reps <= 0); ws's wire is point to point afterwards, and dst holds the last run's
@@ -295,7 +296,8 @@ template <class R, class T, class Store, class Reset>
 std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
                                             std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
                                             const Store& store, Reset&& reset, index_t budget = 0,
-                                            const SharedSegment* source = nullptr, const Node* node = nullptr) {
+                                            const SharedSegment* source = nullptr, const Node* node = nullptr,
+                                            bool node_candidate = false) {
   ws.exchange.wire = Wire::point_to_point;
   if (reps <= 0 || comm.size() < 2) return {};
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
@@ -319,7 +321,7 @@ std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boos
   // With a node: its copies from shared memory too (the node path is not always the faster one
   // for a fold: the messages' unpack reads the pieces while they are in cache).
   std::vector<TransportTiming> cands{{Wire::point_to_point, false, 0}, {wire, false, 0}};
-  if (node != nullptr && node->size > 1) cands.push_back({Wire::point_to_point, false, 0, true});
+  if (node_candidate) cands.push_back({Wire::point_to_point, false, 0, true});
   ws.exchange.collective_rounds = 1;
   const std::size_t which[] = {0, 1, 2};
   std::vector<std::vector<double>> samples(cands.size());
