@@ -521,17 +521,25 @@ class GatherScatterMethod final : public IntoArray<A, B> {
     MPI_Gatherv(this->a_.local().data(), gcounts_[mine], MPI_DOUBLE, whole_.data(), gcounts_.data(), gdispls_.data(),
                 MPI_DOUBLE, 0, comm);
     if (me == 0) {
-      // Element (i, j) of the matrix: in row block i / block_, at row i % block_ of its rows x n block.
+      // Element (i, j) of the matrix: in row block i / block_, at row i % block_ of its rows x n
+      // block. Each column's rows go in runs of 64 (a block of the destination), split where a
+      // run crosses into the next row block, each run one memcpy.
       double* out = packed_.data();
       for (int q = 0; q < this->a_.comm().size(); ++q) {
         const int pr = q / r_, pc = q % r_;
         const index_t lrows = cyclic_count(m_, 64, pr, c_), lcols = cyclic_count(n_, 64, pc, r_);
         for (index_t lj = 0; lj < lcols; ++lj) {
           const index_t j = (lj / 64 * r_ + pc) * 64 + lj % 64;
-          for (index_t li = 0; li < lrows; ++li) {
-            const index_t i = (li / 64 * c_ + pr) * 64 + li % 64;
-            const index_t blk = i / block_, rows = block_part(m_, static_cast<int>(blk), r_).second;
-            *out++ = whole_[static_cast<std::size_t>(gdispls_[static_cast<std::size_t>(blk * c_)] + i - blk * block_ + j * rows)];
+          for (index_t li = 0; li < lrows;) {
+            index_t i = (li / 64 * c_ + pr) * 64;
+            index_t len = std::min<index_t>(64, lrows - li);
+            while (len > 0) {
+              const index_t blk = i / block_, rows = block_part(m_, static_cast<int>(blk), r_).second;
+              const index_t take = std::min(len, (blk + 1) * block_ - i);
+              std::memcpy(out, &whole_[static_cast<std::size_t>(gdispls_[static_cast<std::size_t>(blk * c_)] + i - blk * block_ + j * rows)],
+                          static_cast<std::size_t>(take) * sizeof(double));
+              out += take, i += take, li += take, len -= take;
+            }
           }
         }
       }

@@ -15,6 +15,7 @@
 #include <numeric>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <variant>
@@ -142,29 +143,36 @@ std::unique_ptr<PlanBase> make_typed(const boost::mpi::communicator& comm, Mappi
   }
 }
 
+/// f(std::type_identity<T>{}) for the numeric element type `type` of redist_plan_create_typed
+/// (REDIST_FLOAT, ...); false for another value.
+template <class F>
+bool with_type(int type, F&& f) {
+  switch (type) {
+    case REDIST_FLOAT: f(std::type_identity<float>{}); return true;
+    case REDIST_DOUBLE: f(std::type_identity<double>{}); return true;
+    case REDIST_INT32: f(std::type_identity<std::int32_t>{}); return true;
+    case REDIST_INT64: f(std::type_identity<std::int64_t>{}); return true;
+    case REDIST_UINT32: f(std::type_identity<std::uint32_t>{}); return true;
+    case REDIST_UINT64: f(std::type_identity<std::uint64_t>{}); return true;
+    case REDIST_COMPLEX_FLOAT: f(std::type_identity<std::complex<float>>{}); return true;
+    case REDIST_COMPLEX_DOUBLE: f(std::type_identity<std::complex<double>>{}); return true;
+    default: return false;
+  }
+}
+
 /// A plan of elements of a numeric type (redist_plan_create_typed).
 template <std::size_t N>
 std::unique_ptr<PlanBase> make_numeric(const boost::mpi::communicator& comm, MappingN<N> from, MappingN<N> to, int type) {
-  switch (type) {
-    case REDIST_FLOAT: return std::make_unique<TypedPlan<N, float>>(comm, std::move(from), std::move(to));
-    case REDIST_DOUBLE: return std::make_unique<TypedPlan<N, double>>(comm, std::move(from), std::move(to));
-    case REDIST_INT32: return std::make_unique<TypedPlan<N, std::int32_t>>(comm, std::move(from), std::move(to));
-    case REDIST_INT64: return std::make_unique<TypedPlan<N, std::int64_t>>(comm, std::move(from), std::move(to));
-    case REDIST_UINT32: return std::make_unique<TypedPlan<N, std::uint32_t>>(comm, std::move(from), std::move(to));
-    case REDIST_UINT64: return std::make_unique<TypedPlan<N, std::uint64_t>>(comm, std::move(from), std::move(to));
-    case REDIST_COMPLEX_FLOAT: return std::make_unique<TypedPlan<N, std::complex<float>>>(comm, std::move(from), std::move(to));
-    default: return std::make_unique<TypedPlan<N, std::complex<double>>>(comm, std::move(from), std::move(to));
-  }
+  std::unique_ptr<PlanBase> plan;
+  with_type(type, [&](auto t) { plan = std::make_unique<TypedPlan<N, typename decltype(t)::type>>(comm, std::move(from), std::move(to)); });
+  return plan;
 }
 
 /// The size of an element type of redist_plan_create_typed, 0 for none.
 std::size_t size_of_type(int type) {
-  switch (type) {
-    case REDIST_FLOAT: case REDIST_INT32: case REDIST_UINT32: return 4;
-    case REDIST_DOUBLE: case REDIST_INT64: case REDIST_UINT64: case REDIST_COMPLEX_FLOAT: return 8;
-    case REDIST_COMPLEX_DOUBLE: return 16;
-    default: return 0;
-  }
+  std::size_t size = 0;
+  with_type(type, [&](auto t) { size = sizeof(typename decltype(t)::type); });
+  return size;
 }
 
 bool valid_order(int o) { return o == REDIST_ROW_MAJOR || o == REDIST_COLUMN_MAJOR; }

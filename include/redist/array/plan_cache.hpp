@@ -140,7 +140,16 @@ class Redistribution {
       : from_{std::move(from)}, to_{std::move(to)}, policy_{policy}, options_{opts},
         sums_from_{std::is_void_v<typename detail::layout_partial<From>::type> && detail::any_partial(from_)},
         sums_to_{std::is_void_v<typename detail::layout_partial<To>::type> && detail::any_partial(to_)},
-        plan_{decider::plan(from_, to_, rank, policy_, decision_)} {}
+        plan_{decider::plan(from_, to_, rank, policy_, decision_)} {
+    // Whether this rank's local copy (one stage) writes every element of its destination: as many
+    // elements as the destination's local ones (each written once).
+    if constexpr (requires(const To& t) { t.local_extents(0); })
+      if (plan_.stages.size() == 1) {
+        index_t n = 1;
+        for (index_t e : to_.local_extents(rank)) n *= e;
+        local_covers_ = n > 0 && plan_.stages[0].local.size == n;
+      }
+  }
 
   /// The plan (a BasicPlan: Plan for 1-D layouts, BasicPlan<section_for<N>> for N-D ones).
   using plan_type = typename decider::plan_type;
@@ -265,7 +274,8 @@ class Redistribution {
     // A fold on a node that is the whole communicator (no message), whose local copy covers every
     // destination element: the local copy, assigned, is the first contribution, instead of the
     // identity written first and the local copy folded into it (a pass over the destination less).
-    const bool first = detail::is_fold<Op> && on_node_ && node_->whole() && !workspace_.staged && local_covers(comm.rank());
+    const bool first = detail::is_fold<Op> && on_node_ && node_->whole() && !workspace_.staged && local_covers_ &&
+                       plan_.stages.size() == 1;
     workspace_.local_assigns = first;
     if (!first) before();
     runtime::start(parts, workspace_.exchange, c, node_, options_.max_message_bytes, runtime::message_tag);
@@ -375,21 +385,6 @@ class Redistribution {
     if (make_staging_) runtime::make_staging(parts, *node);
     make_staging_ = false;
     if (sums_to_) start_sums();
-  }
-
-  /// Whether this rank's local copy (one stage) writes every element of its destination: the
-  /// destination's local elements, as many as the local copy's (each written once). Once per plan.
-  bool local_covers(int rank) {
-    if (covers_ < 0) {
-      covers_ = 0;
-      if constexpr (requires(const To& t) { t.local_extents(0); })
-        if (plan_.stages.size() == 1) {
-          index_t n = 1;
-          for (index_t e : to_.local_extents(rank)) n *= e;
-          covers_ = n > 0 && plan_.stages[0].local.size == n ? 1 : 0;
-        }
-    }
-    return covers_ == 1;
   }
 
   /// Refuses (on every rank alike: the layouts are) partial sums chosen at run time in a call
@@ -581,7 +576,7 @@ class Redistribution {
   int update_runs_ = 0;  ///< runs by run_update (scaled updates, partial values)
   bool sums_from_ = false, sums_to_ = false;  ///< runtime_sums(): of the source, of the destination
   bool update_node_ = true;  ///< run_update copies from node peers' shared memory (unless its timing chose otherwise)
-  int covers_ = -1;          ///< local_covers(): -1 not known yet, 0 no, 1 yes
+  bool local_covers_ = false;  ///< this rank's local copy writes every element of its destination (constructor)
   index_t budget_ = 0;
   const runtime::Node* node_ = nullptr;
   std::shared_ptr<const runtime::Node> node_keep_;
