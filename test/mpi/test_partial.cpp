@@ -393,6 +393,75 @@ TEST_CASE("Partial values through transposes, scaled updates, fused lists, start
   }
 }
 
+TEST_CASE("Sections of arrays with Partial dimensions, kept or dropped, as sources and destinations",
+          "[mpi][partial][2d][section]") {
+  mpi::communicator world;
+  const int p = world.size();
+  const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{p, 1};
+  const Grid gt{g.extent(1), g.extent(0)};
+  RowSums sums(world, g);
+  const auto& a = sums.a;
+  const auto ext = sums.ext;
+  using A2 = std::array<index_t, 2>;
+  auto total = [&](const A2& x) { return sums.total(x); };
+  // The section of rows 2, 5, ..., 26 (9 of them) and columns [3, 11) of a 29×17 array.
+  const strided_slice<index_t, index_t, index_t> rows{2, 25, 3};
+  const std::pair<index_t, index_t> cols{3, 11};
+  auto in_section = [](const A2& x) { return x[0] >= 2 && (x[0] - 2) % 3 == 0 && x[0] < 27 && x[1] >= 3 && x[1] < 11; };
+
+  SECTION("out of a section: each element the sum of its parts, in whole arrays and in sections") {
+    DistArray<double, Dist<Block, Block>> b(world, {9, 8}, gt);
+    b = section(a, rows, cols);
+    CHECK(all_ok(world, test::holds_nd(b, [&](const A2& x) { return total({2 + 3 * x[0], 3 + x[1]}); })));
+    DistArray<double, Dist<Cyclic<>, Block>> c(world, ext, Dist{Cyclic<>{2}, Block{}}, g);
+    for (int run = 0; run < 3; ++run) {  // the second run times the messages against what else the pattern allows
+      test::fill_nd(c, [](const A2&) { return -1.0; });
+      section(c, rows, cols) = section(a, rows, cols);
+      INFO("run " << run);
+      CHECK(all_ok(world, test::holds_nd(c, [&](const A2& x) { return in_section(x) ? total(x) : -1.0; })));
+    }
+    // A dropped dimension of partial values: column 5, every grid column's part of it.
+    DistArray<double, Block> v(world, ext[0]);
+    v = section(a, full_extent, index_t{5});
+    CHECK(all_ok(world, test::holds(v, [&](index_t i) { return total({i, 5}); })));
+    // A scaled update out of a section of partial sums.
+    test::fill_nd(c, [](const A2&) { return 1.0; });
+    auto cs = section(c, rows, cols);
+    cs = 2.0 * section(a, rows, cols) + 3.0 * cs;
+    CHECK(all_ok(world, test::holds_nd(c, [&](const A2& x) { return in_section(x) ? 2.0 * total(x) + 3.0 : 1.0; })));
+  }
+  SECTION("into a section: process 0 of the Partial dimension receives, the others' section elements become 0") {
+    DistArray<double, Dist<Block, Block>> b(world, {9, 8}, gt);
+    test::fill_nd(b, [](const A2& x) { return static_cast<double>(x[0] * 10 + x[1]); });
+    DistArray<double, Dist<Block, Partial<>>> d(world, ext, g);
+    const int col = d.coords() ? (*d.coords())[1] : 0;
+    for (int run = 0; run < 2; ++run) {
+      test::fill_nd(d, [](const A2&) { return -1.0; });  // stale values: outside the section they stay
+      section(d, rows, cols) = b;
+      CHECK(all_ok(world, test::holds_nd(d, [&](const A2& x) {
+        if (!in_section(x)) return -1.0;
+        return col == 0 ? static_cast<double>((x[0] - 2) / 3 * 10 + (x[1] - 3)) : 0.0;
+      })));
+    }
+    // A dropped dimension of partial values as the destination: column 4 of d.
+    DistArray<double, Block> v(world, ext[0]);
+    test::fill(v, [](index_t i) { return static_cast<double>(i) + 0.5; });
+    test::fill_nd(d, [](const A2&) { return -1.0; });
+    section(d, full_extent, index_t{4}) = v;
+    CHECK(all_ok(world, test::holds_nd(d, [&](const A2& x) {
+      if (x[1] != 4) return -1.0;
+      return col == 0 ? static_cast<double>(x[0]) + 0.5 : 0.0;
+    })));
+    // Section to section of partial values: the folded sums land at column 0 of d's section.
+    test::fill_nd(d, [](const A2&) { return -1.0; });
+    section(d, rows, cols) = section(a, rows, cols);
+    CHECK(all_ok(world, test::holds_nd(d, [&](const A2& x) {
+      if (!in_section(x)) return -1.0;
+      return col == 0 ? total(x) : 0.0;
+    })));
+  }
+}
+
 TEST_CASE("Partial sums chosen at run time (AnyDist holding Partial<>, the C interface's) fold as Partial<> does",
           "[mpi][partial][any]") {
   mpi::communicator world;
@@ -416,6 +485,15 @@ TEST_CASE("Partial sums chosen at run time (AnyDist holding Partial<>, the C int
   d = b;
   const int col = d.coords() ? (*d.coords())[1] : 0;
   CHECK(all_ok(world, test::holds_nd(d, [&](const A2& x) { return col == 0 ? sums.total(x) : 0.0; })));
+  // Sections of them: column 5's sums out, a vector into column 4 (the rest of d untouched).
+  DistArray<double, Block> v(world, sums.ext[0]);
+  v = section(a, full_extent, index_t{5});
+  CHECK(all_ok(world, test::holds(v, [&](index_t i) { return sums.total({i, 5}); })));
+  section(d, full_extent, index_t{4}) = v;
+  CHECK(all_ok(world, test::holds_nd(d, [&](const A2& x) {
+    if (x[1] == 4) return col == 0 ? sums.total({x[0], 5}) : 0.0;
+    return col == 0 ? sums.total(x) : 0.0;
+  })));
   // Where the types cannot say it, calls that do not fold refuse it on every rank, before data moves.
   test::fill_nd(b, [](const A2&) { return -1.0; });
   CHECK_THROWS_WITH(b = 2.0 * a, Catch::Contains("partial sums chosen at run time"));

@@ -23,6 +23,8 @@
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/dist/gen_block.hpp>
+#include <redist/dist/partial.hpp>
+#include <redist/dist/replicated.hpp>
 #include <redist/dist/slice.hpp>
 #include <redist/index/grid.hpp>
 #include <redist/index/slice.hpp>
@@ -560,6 +562,87 @@ TEST_CASE("Transposed sections are exact in the virtual-rank simulation", "[sect
     check_all_planners(Transposed<SA>{layout_of<Dist<Cyclic<>, Block, GenBlock>, 3, 2>(a)},
                        layout_of<Dist<Cyclic<>, Cyclic<>>, 2, 2>(b), side_of(a), side_of(b), e,
                        std::array<std::size_t, 2>{1, 0}, t);
+  }
+}
+
+namespace {
+template <class D>
+inline constexpr bool partial_dim = false;
+template <class Op>
+inline constexpr bool partial_dim<Partial<Op>> = true;
+
+/// The oracle of a random case's layout as a source: every holder of an element listed, a
+/// dimension of partial values read as one held in copies (every process of it holds a value).
+template <class... D>
+test::Layout holders_of(const test::Case<Dist<D...>, sizeof...(D)>& c) {
+  constexpr std::size_t N = sizeof...(D);
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    std::array<test::Layout, N> dims{(partial_dim<D> ? test::oracle(Replicated{}, c.spec.extents[I], c.spec.grid[I])
+                                                     : test::oracle_1d(c.dist.template get<I>(), c.spec.extents[I],
+                                                                       c.spec.grid[I]))...};
+    return test::oracle_nd(c.spec, dims);
+  }(std::index_sequence_for<D...>{});
+}
+
+/// A base layout's oracle restricted to a section: each place of a section element holds the
+/// element's section id (column-major over the section's extents `e`), every other place -1.
+template <std::size_t N, std::size_t K>
+test::Layout restricted(const test::Layout& base, const Multi<N>& base_extents, const std::array<Slice, N>& slices,
+                        const Multi<K>& e) {
+  std::map<index_t, index_t> id_of;  // base id -> section id
+  index_t count = 1;
+  for (index_t x : e) count *= x;
+  for (index_t id = 0; id < count; ++id) {
+    Multi<K> i{};
+    index_t rest = id;
+    for (std::size_t k = 0; k < K; ++k) i[k] = rest % e[k], rest /= e[k];
+    id_of[test::global_id(base_index(slices, i), base_extents)] = id;
+  }
+  test::Layout out = base;
+  for (auto& places : out.globals)
+    for (index_t& g : places) {
+      const auto it = g >= 0 ? id_of.find(g) : id_of.end();
+      g = it == id_of.end() ? -1 : it->second;
+    }
+  return out;
+}
+}  // namespace
+
+// (source, destination, section rank): sections whose bases hold dimensions of partial values, as
+// sources (folded: simulate_fold), as destinations (process 0 of the dimension receives), or both.
+using PartialSectionPairs = mp11::mp_list<
+    Triple<Dist<Block, Partial<>>, Dist<Cyclic<>, Block>, 2>, Triple<Dist<Partial<>, Cyclic<>>, Dist<Cyclic<>>, 1>,
+    Triple<Dist<Cyclic<>, Partial<>, Block>, Dist<GenBlock, Cyclic<>>, 2>, Triple<Dist<Cyclic<>, Block>, Dist<Block, Partial<>>, 2>,
+    Triple<Dist<Cyclic<>>, Dist<Partial<>, Cyclic<>>, 1>, Triple<Dist<Block, Cyclic<>>, Dist<Partial<>, Block, Partial<>>, 2>,
+    Triple<Dist<Partial<>, Block>, Dist<Cyclic<>, Partial<>>, 2>>;
+
+TEMPLATE_LIST_TEST_CASE("Sections of layouts with Partial dimensions, kept or dropped, are exact in the simulation",
+                        "[sections][simulate][partial]", PartialSectionPairs) {
+  using A = mp11::mp_first<TestType>;
+  using B = mp11::mp_second<TestType>;
+  constexpr std::size_t K = mp11::mp_third<TestType>::value;
+  constexpr bool fold = [] { return []<class... D>(Dist<D...>*) { return (partial_dim<D> || ...); }(static_cast<A*>(nullptr)); }();
+  std::mt19937_64 rng(4300 + K);
+  for (int t = 0; t < 150; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 40);
+    const auto e = random_extents<K>(max_extent_for<K>(std::max(A::rank(), B::rank())), rng);
+    const auto a = dims_of<A>::random(e, nprocs, rng, 7);
+    const auto b = dims_of<B>::random(e, nprocs, rng, 7);
+    INFO("trial " << t << ", P = " << nprocs);
+    const auto from = layout_of<A, A::rank(), K>(a);
+    const auto to = layout_of<B, B::rank(), K>(b);
+    REQUIRE(detail::any_partial(from) == fold);
+    if constexpr (fold) {
+      const test::Layout src = restricted(holders_of(a.base), a.base.spec.extents, a.slices, e);
+      const test::Layout dst = restricted(b.base.layout, b.base.spec.extents, b.slices, e);
+      for (const auto& res : {test::simulate_fold(test::all_rank_plans(from, to, BuildSectionPlan{}), src, dst),
+                              test::simulate_fold(test::all_rank_plans(from, to, PlanUnder<schedule::all_at_once_t>{}), src, dst)}) {
+        INFO(res.failure);
+        REQUIRE(res.ok);
+      }
+    } else {
+      check_all_planners(from, to, side_of(a), side_of(b), e, identity<K>(), t);
+    }
   }
 }
 

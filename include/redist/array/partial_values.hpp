@@ -6,9 +6,11 @@
 #include <functional>
 #include <span>
 #include <type_traits>
+#include <vector>
 
 #include <redist/dist/dist.hpp>
 #include <redist/dist/partial.hpp>
+#include <redist/dist/ldd.hpp>
 #include <redist/plan/layout.hpp>
 #include <redist/runtime/store.hpp>
 
@@ -60,9 +62,9 @@ template <class M>
 inline constexpr bool is_section_layout = requires { typename M::base_type; typename M::slices_type; };
 
 /// f(x) for every element x of rank r's local storage `local` of layout m (not the padding of a
-/// leading dimension), in storage order: a whole array's or view's layout (sections of arrays with
-/// partial values are refused).
+/// leading dimension), in storage order: a whole array's or view's layout.
 template <class M, class T, class F>
+  requires(!is_section_layout<M>)
 void for_each_local_element(const M& m, int r, std::span<T> local, F&& f) {
   constexpr std::size_t N = M::rank();
   const auto e = m.local_extents(r);
@@ -84,7 +86,42 @@ void for_each_local_element(const M& m, int r, std::span<T> local, F&& f) {
     if (d == N) return;
   }
 }
-/// f(x) for every local element x of the array or view dst.
+/// f(x) for every element x of a section (SectionLayout m) that rank r holds in `local`, the local
+/// storage of its array, and for nothing else there: along each kept dimension the base's local
+/// indices its LDDs list, at the origin of the dropped dimensions' indices. O(the rank's elements
+/// of the section).
+template <class M, class T, class F>
+  requires is_section_layout<M>
+void for_each_local_element(const M& m, int r, std::span<T> local, F&& f) {
+  constexpr std::size_t K = M::rank();
+  const auto c = m.coords_of(r);
+  if (!c) return;
+  std::array<std::vector<index_t>, K> at;  // along kept dimension k: the local indices of the section's elements
+  for (std::size_t k = 0; k < K; ++k) {
+    for (const Ldd& l : m.ldds(k, (*c)[k]))
+      for (index_t i = 0; i < l.n; ++i)
+        for (index_t j = 0; j < l.b; ++j) at[k].push_back(l.local + i * l.lblock + j * l.step);
+    if (at[k].empty()) return;
+  }
+  const auto stride = m.strides(r);
+  const index_t origin = m.origin(r);
+  const std::size_t inner = m.fastest();
+  std::array<std::size_t, K> l{};
+  while (true) {
+    index_t base = origin;
+    for (std::size_t k = 0; k < K; ++k)
+      if (k != inner) base += at[k][l[k]] * stride[k];
+    for (index_t x : at[inner]) f(local[static_cast<std::size_t>(base + x * stride[inner])]);
+    std::size_t k = 0;
+    for (; k < K; ++k) {
+      if (k == inner) continue;
+      if (++l[k] < at[k].size()) break;
+      l[k] = 0;
+    }
+    if (k == K) return;
+  }
+}
+/// f(x) for every local element x of the array, view or section dst.
 template <class A, class F>
 void for_each_local_element(A& dst, F&& f) {
   for_each_local_element(dst.mapping(), dst.comm().rank(), dst.local(), f);
@@ -153,9 +190,6 @@ constexpr void check_partial_types() {
   static_assert(std::is_void_v<DstOp> || folds<DstOp, T>,
                 "redist: b = a into Partial<Op> values requires Op to fold b's element type (Op(T, T) converts to T) and an "
                 "identity of Op on T (redist::fold_identity<Op, T>)");
-  static_assert((std::is_void_v<SrcOp> && std::is_void_v<DstOp>) ||
-                    (!is_section_layout<typename A::mapping_type> && !is_section_layout<typename B::mapping_type>),
-                "redist: sections of arrays with Partial dimensions are not supported; assign the whole arrays");
   static_assert(!Scaled || ((std::is_void_v<SrcOp> || std::is_same_v<SrcOp, std::plus<>>) &&
                             (std::is_void_v<DstOp> || std::is_same_v<DstOp, std::plus<>>)),
                 "redist: b = alpha * op(a) + beta * b takes Partial dimensions of sums only (Partial<std::plus<>>: a scaled "

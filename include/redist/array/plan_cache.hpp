@@ -358,13 +358,9 @@ class Redistribution {
     // Partial sums chosen at run time: folded as Partial<> values are (run_arrays), which needs an
     // element type that sums; into them, the processes that receive nothing get 0 (any type: its
     // value-initialized bytes).
-    constexpr bool whole = requires(const To& t) { t.local_extents(0); t.strides(0); };  // not a section's layout
     auto start_sums = [&] {
-      if constexpr (whole) detail::start_parts(to_, comm.rank(), dst, sums_from_, sums_to_, T{}, T{}, static_cast<const T*>(nullptr));
+      detail::start_parts(to_, comm.rank(), dst, sums_from_, sums_to_, T{}, T{}, static_cast<const T*>(nullptr));
     };
-    if (!whole && (sums_from_ || sums_to_))
-      detail::report_error("redist: sections of arrays with partial sums chosen at run time (AnyDist holding Partial<>) "
-                           "are not supported; assign the whole arrays");
     if (sums_from_) {
       if constexpr (folds<std::plus<>, T> && runtime::scalable<T>) {
         run_update(comm, src, dst, runtime::fold_op<std::plus<>>{}, start_sums, source, from_array);

@@ -197,10 +197,15 @@ constexpr bool any_copies(const L& l) {
     return false;
   }
 }
-/// Whether some dimension of l holds partial values (a 1-D mapping: whether it does).
+/// Whether some dimension of l holds partial values (a 1-D mapping: whether it does; a section:
+/// its base, kept or dropped; a transposed layout: the layout it permutes).
 template <class L>
 constexpr bool any_partial(const L& l) {
-  if constexpr (!requires { L::rank(); }) {
+  if constexpr (requires { l.any_partial(); }) {
+    return l.any_partial();
+  } else if constexpr (is_transposed<L>) {
+    return any_partial(l.base);
+  } else if constexpr (!requires { L::rank(); }) {
     return partial_mapping_of(l);
   } else {
     for (std::size_t d = 0; d < L::rank(); ++d)
@@ -210,18 +215,22 @@ constexpr bool any_partial(const L& l) {
 }
 /// Whether rank r receives the elements of destination layout l: it is in l's grid and, along
 /// every dimension of partial values, it is the dimension's process 0 (the others hold Op's
-/// identity, which the array layer writes).
+/// identity, which the array layer writes). A section asks its base.
 template <class L>
 constexpr bool receives(const L& l, int r) {
-  const auto c = l.coords_of(r);
-  if (!c) return false;
-  for (std::size_t d = 0; d < L::rank(); ++d) {
-    if (!held_partially(l, d)) continue;
-    int offset = 0;
-    if constexpr (requires { l.offsets(); }) offset = l.offsets()[d];
-    if (floor_mod((*c)[d] - offset, l.grid().extent(d)) != 0) return false;
+  if constexpr (requires { l.receives(r); }) {
+    return l.receives(r);
+  } else {
+    const auto c = l.coords_of(r);
+    if (!c) return false;
+    for (std::size_t d = 0; d < L::rank(); ++d) {
+      if (!held_partially(l, d)) continue;
+      int offset = 0;
+      if constexpr (requires { l.offsets(); }) offset = l.offsets()[d];
+      if (floor_mod((*c)[d] - offset, l.grid().extent(d)) != 0) return false;
+    }
+    return true;
   }
-  return true;
 }
 
 /// Whether rank s holds the copy of layout l's elements that rank r reads, when l holds some

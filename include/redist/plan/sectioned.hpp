@@ -62,6 +62,7 @@ class SectionLayout {
     std::size_t k = 0;
     for (std::size_t d = 0; d < base_rank; ++d) {
       any_copies_ = any_copies_ || detail::held_in_copies(base, d);
+      any_partial_ = any_partial_ || detail::held_partially(base, d);
       const std::string why = slice_error(slices[d], base.extent(d), d);
       REDIST_EXPECTS(why.empty(), "redist::SectionLayout(base, slices) requires every slice to lie in its dimension: " + why);
       if (slices[d].kept) {
@@ -73,8 +74,8 @@ class SectionLayout {
         continue;
       }
       // The grid coordinate that owns a dropped dimension's index, and its local index there (held
-      // in copies: every coordinate holds it, at the same local index).
-      copies_[d] = detail::held_in_copies(base, d);
+      // in copies or in partial values: every coordinate holds it, at the same local index).
+      everywhere_[d] = detail::held_in_copies(base, d) || detail::held_partially(base, d);
       for (int c = 0; c < base.grid().extent(d) && owner_[d] < 0; ++c)
         if (const auto l = index::locate(base.ldds(d, c), slices[d].offset)) {
           owner_[d] = c;
@@ -112,13 +113,14 @@ class SectionLayout {
 
   /// Rank r's coordinates in the kept dimensions of M's grid, or nothing when r is outside M's grid
   /// or its coordinate in a dropped dimension does not own that dimension's index (then it holds
-  /// nothing of the section). Along a dropped dimension held in copies every coordinate holds it:
-  /// several ranks then have the same coordinates, each a copy of the section.
+  /// nothing of the section). Along a dropped dimension held in copies (or in partial values) every
+  /// coordinate holds it: several ranks then have the same coordinates, each a copy of the section
+  /// (or a part of its values).
   std::optional<coords_type> coords_of(int r) const {
     const auto c = base_.coords_of(r);
     if (!c) return std::nullopt;
     for (std::size_t d = 0; d < base_rank; ++d)
-      if (!slices_[d].kept && !copies_[d] && (*c)[d] != owner_[d]) return std::nullopt;
+      if (!slices_[d].kept && !everywhere_[d] && (*c)[d] != owner_[d]) return std::nullopt;
     coords_type out{};
     for (std::size_t k = 0; k < K; ++k) out[k] = (*c)[kept_[k]];
     return out;
@@ -131,6 +133,11 @@ class SectionLayout {
   /// Whether rank s holds the copy of the section that rank r reads: M's copy rule (detail::serves),
   /// along dropped dimensions too.
   bool serves(int s, int r) const { return coords_of(s).has_value() && detail::serves(base_, s, r); }
+  /// Whether M holds some dimension in partial values (Partial), kept or dropped (detail::any_partial).
+  bool any_partial() const noexcept { return any_partial_; }
+  /// Whether rank r receives the section's elements as a destination: it holds some (coords_of) and
+  /// M's rule (detail::receives: process 0 of every dimension of partial values, kept or dropped).
+  bool receives(int r) const { return coords_of(r).has_value() && detail::receives(base_, r); }
   /// Element strides of rank r's local storage (M's) of the kept dimensions.
   extents_type strides(int r) const {
     const auto st = base_.strides(r);
@@ -173,8 +180,9 @@ class SectionLayout {
   index_t size_ = 0;
   std::array<int, base_rank> owner_ = filled(-1);
   std::array<index_t, base_rank> local_{};
-  std::array<bool, base_rank> copies_{};
+  std::array<bool, base_rank> everywhere_{};
   bool any_copies_ = false;
+  bool any_partial_ = false;
 
   static constexpr std::array<int, base_rank> filled(int v) {
     std::array<int, base_rank> a{};
