@@ -376,7 +376,7 @@ TEST_CASE("Partial values through transposes, scaled updates, fused lists, start
     CHECK(all_ok(world, test::holds_nd(mc, [&](const A2& x) { return static_cast<int>(x[0] * 3 + x[1]) + 100 * (g.extent(1) - 1); })));
     CHECK(all_ok(world, test::holds_nd(dd, [&](const A2& x) { return col == 0 ? 4.0 * before(x) + 0.5 : 0.5; })));
   }
-  SECTION("make_plan and execute fold like b = a") {
+  SECTION("make_plan and execute fold like b = a; a scaled update on the plan of a reduction wire") {
     DistArray<double, Dist<Block, Replicated>> rows(world, ext, g);
     auto plan = make_plan(a, rows);
     for (int run = 0; run < 3; ++run) {
@@ -384,6 +384,22 @@ TEST_CASE("Partial values through transposes, scaled updates, fused lists, start
       plan.execute(a, rows);
       CHECK(all_ok(world, test::holds_nd(rows, total)));
     }
+    // A scaled update on a plan whose folds go by a reduction wire (forced here where the decision
+    // may keep it) has no MPI operation: it goes point to point, and the wire stays for the folds.
+    const bool reduces = p > 1 && redist::detail::reduces(plan.plan().stages.front()) == Wire::allreduce;
+    CHECK(all_ok(world, reduces == (g.extent(1) > 1)));
+    if (reduces) {
+      REQUIRE(runtime::detail::make_reduce_group(plan.plan(), static_cast<MPI_Comm>(world),
+                                                 plan.workspace().exchange.wire_resources, Wire::allreduce));
+      plan.workspace().exchange.wire = Wire::allreduce;
+    }
+    test::fill_nd(rows, before);
+    plan.run_update(world, std::span<const double>(a.local()), rows.local(), runtime::accumulate_op<double, false>{2.0},
+                    [] {});  // beta = 1: the parts of rows stay, 2 a added
+    CHECK(all_ok(world, test::holds_nd(rows, [&](const A2& x) { return before(x) + 2.0 * total(x); })));
+    CHECK(all_ok(world, plan.wire() == (reduces ? Wire::allreduce : Wire::point_to_point)));
+    plan.execute(a, rows);
+    CHECK(all_ok(world, test::holds_nd(rows, total)));
     DistArray<double, Dist<Block, Partial<>>> d(world, ext, g);
     test::fill_nd(d, [](const A2&) { return 9.0; });
     auto into = make_plan(rows, d);

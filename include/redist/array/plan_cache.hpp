@@ -239,6 +239,9 @@ class Redistribution {
     if constexpr (!std::is_same_v<Op, runtime::fold_op<std::plus<>>>)
       refuse_sums("a scaled update (b = alpha * op(a) + beta * b), or b = a from Partial<Op> values other than sums,");
     first_run<T>(comm, src.size(), dst.size(), Op::assigns);
+    // A fold whose local copy (one stage) writes every destination element: that copy, assigned, can
+    // be the fold's first contribution (below).
+    const bool local_first = detail::is_fold<Op> && local_covers_ && plan_.stages.size() == 1;
     const auto c = static_cast<MPI_Comm>(comm);
     // The node whose peers may copy from each other's sources (an array's source).
     const runtime::Node* node = nullptr;
@@ -255,7 +258,8 @@ class Redistribution {
       if (update_runs_ == 1 && options_.tune_reps > 0 && comm.size() > 1) {
         decision_.transports =
             runtime::time_reduction(plan_, comm, src, dst, workspace_, options_.tune_reps, op, before, budget_, source, node,
-                                    from_array && options_.shared_memory);  // every rank alike (a node of one has none)
+                                    from_array && options_.shared_memory,  // every rank alike (a node of one has none)
+                                    local_first && !plan_.stages[0].cycles);
         const TransportTiming* best = nullptr;
         for (const TransportTiming& t : decision_.transports)
           if (t.median > 0 && (best == nullptr || t.median < best->median)) best = &t;
@@ -267,20 +271,28 @@ class Redistribution {
     if (workspace_.exchange.nodes != node_keep_) workspace_.exchange.nodes = node_keep_;
     auto parts = boost::hana::make_tuple(runtime::part(plan_, src, dst, workspace_, op, source, source_ld()));
     // A reduction wire folds every member's part itself: the node's copies are not used with it,
-    // nor where the messages timed faster (update_node_).
+    // nor where the messages timed faster (update_node_). It folds by an MPI operation: a run
+    // whose store has none (a scaled update, b = alpha * a + beta * b, on the plan of b = a's
+    // folds) goes point to point, and the wire stays for the folds.
+    const Wire kept = workspace_.exchange.wire;
+    if constexpr (!runtime::detail::mpi_reduction<T, Op>::exists)
+      if (kept == Wire::allreduce || kept == Wire::reduce_scatter) workspace_.exchange.wire = Wire::point_to_point;
     const bool reduction = workspace_.exchange.wire == Wire::allreduce || workspace_.exchange.wire == Wire::reduce_scatter;
     on_node_ = node != nullptr && !reduction && update_node_ && runtime::agree_on_node(parts, *node, plan_.direct());
     node_ = on_node_ ? node : nullptr;
-    // A fold on a node that is the whole communicator (no message), whose local copy covers every
-    // destination element: the local copy, assigned, is the first contribution, instead of the
-    // identity written first and the local copy folded into it (a pass over the destination less).
-    const bool first = detail::is_fold<Op> && on_node_ && node_->whole() && !workspace_.staged && local_covers_ &&
-                       plan_.stages.size() == 1;
+    // A fold whose local copy covers every destination element: the local copy, assigned, is the
+    // first contribution, instead of the identity written first and the local copy folded into it
+    // (a pass over the destination less). The executor copies the local pieces before it stores any
+    // other (from node peers, their staging or messages), except by a one-pass unpack of basic
+    // cycles (messages of a stage with cycles, off the node path); a reduction wire assigns its
+    // result to the local copy's places, which are then every destination element.
+    const bool first = local_first && (reduction || on_node_ || !plan_.stages[0].cycles);
     workspace_.local_assigns = first;
     if (!first) before();
-    runtime::start(parts, workspace_.exchange, c, node_, options_.max_message_bytes, runtime::message_tag);
-    runtime::wait(parts, workspace_.exchange, c, options_.max_message_bytes, runtime::message_tag);
+    // Blocking, as b = a's runs and the decision's timings (a reduction wire: the blocking collective).
+    runtime::run(parts, workspace_.exchange, c, node_, options_.max_message_bytes, runtime::message_tag);
     workspace_.local_assigns = false;
+    workspace_.exchange.wire = kept;
     ++update_runs_;
   }
   /// True when a layout holds partial sums its type does not show (AnyDist holding Partial<>, the C

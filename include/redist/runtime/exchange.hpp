@@ -379,9 +379,12 @@ struct Workspace {
   std::vector<CopyItem> copies;       ///< the local and node peers' runs of a shared-memory run, ordered (order_gathered)
   std::size_t copies_alone = 0;       ///< how many of them are copied one after the other
   std::vector<const void*> copy_from, copied_from;  ///< the plan and source arrays of this run, and of `copies`
-  /// The node path's local runs are assigned, first, and only the node peers' pieces stored by the
-  /// part's store (a fold of partial values whose local copy covers every destination element:
-  /// its first contribution replaces the identity; set around a run by Redistribution::run_update).
+  /// The local runs are assigned, first, and only the peers' pieces (from node peers' memory, their
+  /// staging, or messages) stored by the part's store: a fold of partial values whose local copy
+  /// covers every destination element, its first contribution in place of the identity. Set around
+  /// a run by Redistribution::run_update where the local copy precedes every other piece: one stage,
+  /// and on the message path no one-pass unpack of basic cycles (which copies the local pieces with
+  /// the others).
   bool local_assigns = false;
   /// Pack, then pull (node peers' pieces shorter than a cache line): this rank's part of a node
   /// window into which it packs its messages to node peers, in one pass over its source, before
@@ -708,11 +711,13 @@ bool pack_staging(P& p, const Node& node) {
 }
 
 /// The local runs of stage st, and the messages from node peers unpacked from their staging parts
-/// (pack, then pull: Workspace::staged), into dst, stored by op.
+/// (pack, then pull: Workspace::staged), into dst, stored by op (the local runs assigned with
+/// ws.local_assigns).
 template <class T, class R, class Op = assign_op>
 void copy_local_and_staged(const Stage<R>& st, std::span<const T> src, std::span<T> dst, Workspace& ws, const Node& node,
                            const Op& op = {}) {
-  copy(st.runs_of(st.local), src.data(), dst.data(), op);
+  if (ws.local_assigns && !Op::assigns) copy(st.runs_of(st.local), src.data(), dst.data());
+  else copy(st.runs_of(st.local), src.data(), dst.data(), op);
   const auto me = static_cast<std::size_t>(node.rank);
   const bool cycles = st.cycles && !st.forwards;
   ws.staging_in.assign(st.recvs.size(), nullptr);
@@ -1951,8 +1956,10 @@ class Runner {
       } else if (s_.mode != by_cycles && st.local.nruns > 0) {
         const T* from = buffer_of(p, st.from);
         T* to = buffer_of(p, st.to);
-        if (st.to == Buffer::destination) with_store(p.store, [&](const auto& op) { copy(st.runs_of(st.local), from, to, op); });
-        else copy(st.runs_of(st.local), from, to);
+        if (st.to == Buffer::destination && !p.ws->local_assigns)
+          with_store(p.store, [&](const auto& op) { copy(st.runs_of(st.local), from, to, op); });
+        else
+          copy(st.runs_of(st.local), from, to);
       }
     });
     // The node's ranks are done reading each other's sources when this barrier completes.

@@ -288,7 +288,11 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
 /// (the same on every rank), also the messages with node peers' pieces copied from their sources
 /// (execute with `source` and `node`, this rank's node of more than one rank or nullptr; candidate
 /// `node`), where the node agrees;
-/// `reset()` writes the fold's identity into dst before each run (untimed). Interleaved
+/// `reset()` writes the fold's identity into dst before each run (untimed), except with
+/// `local_first` (a plan whose local copy precedes every other piece and writes every destination
+/// element): then the runs by messages and node copies assign their local copy
+/// (Workspace::local_assigns) and the reduction assigns its result to the local copy's places, as
+/// run_update runs them, and nothing is written first. Interleaved
 /// rounds as time_transports. Returns the candidates with their medians (empty when the wire does
 /// not apply or reps <= 0); ws's wire is point to point afterwards, and dst holds the last run's
 /// values.
@@ -297,7 +301,7 @@ std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boos
                                             std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
                                             const Store& store, Reset&& reset, index_t budget = 0,
                                             const SharedSegment* source = nullptr, const Node* node = nullptr,
-                                            bool node_candidate = false) {
+                                            bool node_candidate = false, bool local_first = false) {
   ws.exchange.wire = Wire::point_to_point;
   if (reps <= 0 || comm.size() < 2) return {};
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
@@ -330,9 +334,13 @@ std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boos
       [&](std::size_t i) {
         ws.exchange.wire = cands[i].wire;
         const bool shared = cands[i].node;  // node peers' pieces copied from shared memory (where the node agrees)
+        ws.local_assigns = local_first;
         execute(plan, comm, src, dst, ws, max_chunk_bytes, store, shared ? source : nullptr, shared ? node : nullptr);
+        ws.local_assigns = false;
       },
-      [&](std::size_t) { reset(); });
+      [&](std::size_t) {
+        if (!local_first) reset();
+      });
   for (std::size_t i = 0; i < cands.size(); ++i) cands[i].median = median_of(samples[i]);
   ws.exchange.wire = Wire::point_to_point;
   return cands;
