@@ -5,7 +5,9 @@
 // sums along the grid's columns (DTensor's Partial(), what a product with its inner dimension split
 // leaves) fold into the copies: the pattern of an all-reduce, which the second assignment times
 // against messages (explain names the wire it kept); then a scaled update of the partial sums in
-// one fused exchange with another assignment.
+// one fused exchange with another assignment. Last, a grid of higher rank than the array
+// (DTensor's 3-D mesh for a 2-D tensor): the extra axis is an array dimension of extent 1, and the
+// 2-D tensor the section that drops it.
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -86,10 +88,26 @@ int main(int argc, char* argv[]) {
   redist::assign(b <<= 2.0 * partial + -1.0 * b, a <<= rows);
   ok = ok && holds(b, value) && holds(a, value);
 
+  // (Shard(0), Replicate(), Partial()) on a 3-D mesh: rows in blocks over its first axis, copies
+  // along the second (of extent 1 here), partial values along the third, whose array dimension has
+  // extent 1. The 2-D tensor is the section that drops that dimension: assigned from it, the sums.
+  const redist::Grid mesh{grid.extent(0), 1, grid.extent(1)};
+  redist::DistArray<double, redist::Dist<redist::Block, redist::Replicated, redist::Partial<>>> t(world, {m, n, 1}, mesh);
+  const int k = t.coords() ? (*t.coords())[2] : 0;
+  const auto e = t.local_extents();
+  for (index_t j = 0; j < e[1]; ++j)
+    for (index_t i = 0; i < e[0]; ++i) {
+      const auto g = t.global_index({i, j, 0});
+      t.local()[static_cast<std::size_t>(t.local_offset({i, j, 0}))] = k == 0 ? value(g[0], g[1]) - (shares - 1) : 1.0;
+    }
+  b = redist::section(t, redist::full_extent, redist::full_extent, index_t{0});
+  ok = ok && holds(b, value);
+
   if (world.rank() == 0)
     std::printf("%s: a %lld x %lld block-cyclic matrix replicated along the grid's columns, (Block, Block) read out of "
                 "the copies with %s, a column held whole by every rank, partial sums folded into the copies (%s) and, "
-                "scaled, into a matrix in one exchange with another\n",
+                "scaled, into a matrix in one exchange with another; partial sums on a 3-D mesh summed into the "
+                "matrix\n",
                 ok && none ? "ok" : "FAILED", static_cast<long long>(m), static_cast<long long>(n),
                 none ? "no message" : "messages (unexpected)", wire.c_str());
   return ok && none ? 0 : 1;

@@ -478,6 +478,44 @@ TEST_CASE("Sections of arrays with Partial dimensions, kept or dropped, as sourc
   }
 }
 
+TEST_CASE("A grid of higher rank than the array (DTensor's 3-D mesh for a 2-D tensor): the extra axis a dimension of extent 1",
+          "[mpi][partial][mesh]") {
+  mpi::communicator world;
+  const int p = world.size();
+  // (Shard(0), Replicate(), Partial()) on a 3-D mesh: rows in blocks over axis 0, copies along
+  // axis 1, partial values along axis 2, whose array dimension has extent 1.
+  const Grid mesh = p % 4 == 0 ? Grid{p / 4, 2, 2} : (p % 2 == 0 ? Grid{p / 2, 1, 2} : Grid{p, 1, 1});
+  using A2 = std::array<index_t, 2>;
+  using A3 = std::array<index_t, 3>;
+  const A3 ext{29, 17, 1};
+  const A2 ext2{29, 17};
+  const int q = mesh.extent(2);
+  DistArray<double, Dist<Block, Replicated, Partial<>>> t(world, ext, mesh);
+  const int k = t.coords() ? (*t.coords())[2] : 0;
+  auto value = [](index_t i, index_t j) { return static_cast<double>(i * 100 + j); };
+  auto total = [&](index_t i, index_t j) { return q * value(i, j) + 10000.0 * q * (q - 1) / 2; };
+  test::fill_nd(t, [&](const A3& x) { return value(x[0], x[1]) + 10000.0 * k; });
+  // Out of the mesh into a 2-D tensor: the section that drops the extent-1 dimension.
+  const Grid g2 = p % 2 == 0 ? Grid{2, p / 2} : Grid{1, p};
+  DistArray<double, Dist<Block, Block>> b(world, ext2, g2);
+  for (int run = 0; run < 3; ++run) {
+    test::fill_nd(b, [](const A2&) { return -1.0; });
+    b = section(t, full_extent, full_extent, index_t{0});
+    CHECK(all_ok(world, test::holds_nd(b, [&](const A2& x) { return total(x[0], x[1]); })));
+  }
+  // On the mesh: the partial axis folded into copies (an all-reduce along axis 2), every copy.
+  DistArray<double, Dist<Block, Replicated, Replicated>> r(world, ext, mesh);
+  r = t;
+  CHECK(all_ok(world, test::holds_nd(r, [&](const A3& x) { return total(x[0], x[1]); })));
+  // Into the mesh from the 2-D tensor, sharded along its columns this time: process 0 of axis 2
+  // receives, the others hold 0 (their stale values gone).
+  DistArray<double, Dist<Replicated, Block, Partial<>>> u(world, ext, mesh);
+  test::fill_nd(u, [](const A3&) { return -1.0; });
+  section(u, full_extent, full_extent, index_t{0}) = b;
+  const int uk = u.coords() ? (*u.coords())[2] : 0;
+  CHECK(all_ok(world, test::holds_nd(u, [&](const A3& x) { return uk == 0 ? total(x[0], x[1]) : 0.0; })));
+}
+
 TEST_CASE("Partial sums chosen at run time (AnyDist holding Partial<>, the C interface's) fold as Partial<> does",
           "[mpi][partial][any]") {
   mpi::communicator world;
