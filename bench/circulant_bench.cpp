@@ -196,7 +196,7 @@ std::vector<Row> run_case(const mpi::communicator& comm, const std::string& sect
         std::string t = "  tuning " + r.section + " K=" + std::to_string(r.k) + " P=" + std::to_string(r.nprocs) + " " +
                         method + ":";
         for (const auto& c : plan->timed_candidates())
-          t += (c.kind == redist::schedule::CyclicChoice::method::bcc ? std::string(" bcc") : " d" + std::to_string(c.d)) +
+          t += (c.kind == redist::schedule::CyclicChoice::method::basic_cycles ? std::string(" bcc") : " d" + std::to_string(c.d)) +
                "=" + std::to_string(c.measured * 1e3);
         r.tuning = t;
       }
@@ -208,7 +208,7 @@ std::vector<Row> run_case(const mpi::communicator& comm, const std::string& sect
         // The model's prediction of what runs (the machine modeled takes; automatic's built-in one).
         const auto m = method == "modeled" ? redist::schedule::modeled(machine) : redist::schedule::modeled_t{};
         for (const auto& c : redist::automatic_candidates(a.mapping().linear(), b.mapping().linear(), m, 1e300))
-          if ((c.kind == redist::schedule::CyclicChoice::method::bcc) == (r.d < 0) && (r.d < 0 || std::min(c.d, depth) == r.d))
+          if ((c.kind == redist::schedule::CyclicChoice::method::basic_cycles) == (r.d < 0) && (r.d < 0 || std::min(c.d, depth) == r.d))
             r.predicted_ms = 1e3 * c.predicted;
       }
     };

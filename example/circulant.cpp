@@ -73,7 +73,7 @@ int main(int argc, char* argv[]) {
   if (world.rank() == 0) {
     std::printf("automatic timed");
     for (const redist::schedule::CyclicChoice& c : tuned.timed_candidates()) {
-      if (c.kind == redist::schedule::CyclicChoice::method::bcc) std::printf(" BCC %.3g ms,", c.measured * 1e3);
+      if (c.kind == redist::schedule::CyclicChoice::method::basic_cycles) std::printf(" BCC %.3g ms,", c.measured * 1e3);
       else std::printf(" hybrid(%d) %.3g ms,", c.d, c.measured * 1e3);
     }
     std::printf(" and runs %s\n", tuned.plan().schedule_name.c_str());

@@ -93,7 +93,7 @@ int main(int argc, char* argv[]) {
   show("all at once", sch::all_at_once_schedule(msgs), sch::all_at_once);
   // automatic: E-TPDR with LMR at the default ratio, unless the cost model prefers all at once.
   const auto auto_etpdr = sch::etpdr_schedule(msgs, nprocs, {sch::default_lmr_ratio});
-  const bool aao = sch::choose_automatic(msgs, nprocs, auto_etpdr) == sch::automatic_choice::all_at_once;
+  const bool aao = sch::choose_automatic(msgs, nprocs, auto_etpdr) == sch::automatic_choice::one_exchange;
   show(aao ? "automatic (all)" : "automatic (E-TPDR)", aao ? sch::all_at_once_schedule(msgs) : auto_etpdr,
        sch::automatic);
   b_new = a_old;  // the same as redistribute(a_old, b_new, automatic)

@@ -220,7 +220,7 @@ TEST_CASE("automatic times only the candidates whose workspace fits the budget o
     // Every circulant candidate timed fits on every rank; BCC is always among them.
     int bcc = 0;
     for (const auto& c : plan.timed_candidates()) {
-      if (c.kind == schedule::CyclicChoice::method::bcc) ++bcc;
+      if (c.kind == schedule::CyclicChoice::method::basic_cycles) ++bcc;
       else {
         const Plan v = plan_for_choice(a.mapping().linear(), b.mapping().linear(), world.rank(), c);
         REQUIRE(all_ok(world, fits_budget(v, static_cast<index_t>(budget / sizeof(double)))));

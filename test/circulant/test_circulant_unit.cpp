@@ -206,14 +206,14 @@ double predict_brute(const schedule::CirculantSchedule& s, index_t n, index_t b,
   for (index_t c = 0; c < s.shape.p; ++c) {
     index_t sends = 0;
     for (const schedule::CirculantStep& st : s.steps)
-      if (st.phase == schedule::circulant_phase::direct && s.to(st, c) != c) ++sends;
+      if (st.phase == schedule::circulant_phase::direct_rows && s.to(st, c) != c) ++sends;
     busiest = std::max(busiest, sends);
   }
   for (const schedule::CirculantStep& st : s.steps) {
     index_t rows = 0;
     for (index_t i = 0; i < s.shape.k; ++i) rows += s.moves(st, i) ? 1 : 0;
     const double bytes = static_cast<double>(rows) * per_row * static_cast<double>(b) * m.td;
-    if (st.phase == schedule::circulant_phase::direct) {
+    if (st.phase == schedule::circulant_phase::direct_rows) {
       any_direct = true;
       t += bytes;
     } else {
@@ -234,7 +234,7 @@ TEST_CASE("The kept columns of a direct step and predict() agree with brute forc
         const schedule::CirculantSchedule s = schedule::circulant_schedule(c, d);
         INFO("K = " << K << ", P = " << P << ", d = " << d);
         for (const schedule::CirculantStep& st : s.steps) {
-          if (st.phase != schedule::circulant_phase::direct) continue;
+          if (st.phase != schedule::circulant_phase::direct_rows) continue;
           std::vector<index_t> kept, brute;
           s.for_each_kept_column(st, [&](index_t col) { kept.push_back(col); });
           for (index_t col = 0; col < P; ++col)
@@ -284,7 +284,7 @@ TEST_CASE("automatic's candidates: BCC always, the hybrids within the window, ch
   const std::vector<schedule::CyclicChoice> near = automatic_candidates(f, g, m, 1.5);
   CHECK(near.size() < all.size());
   CHECK(std::count_if(near.begin(), near.end(), [](const schedule::CyclicChoice& c) {
-          return c.kind == schedule::CyclicChoice::method::bcc;
+          return c.kind == schedule::CyclicChoice::method::basic_cycles;
         }) == 1);
   for (const schedule::CyclicChoice& c : near)
     if (c.kind == schedule::CyclicChoice::method::circulant) CHECK(c.predicted <= 1.5 * near.front().predicted);
@@ -293,7 +293,7 @@ TEST_CASE("automatic's candidates: BCC always, the hybrids within the window, ch
   // plan_for_choice: every circulant candidate is exact in the simulation; the BCC candidate is
   // the pair's BCC plan (contention-free order).
   for (const schedule::CyclicChoice& c : all) {
-    if (c.kind == schedule::CyclicChoice::method::bcc) {
+    if (c.kind == schedule::CyclicChoice::method::basic_cycles) {
       const Plan q = plan_for_choice(f, g, 5, c);
       const Plan bcc = plan_with(f, g, 5, schedule::bcc_contention_free);
       CHECK(q.schedule_name == "bcc_contention_free");
@@ -315,7 +315,7 @@ TEST_CASE("automatic and modeled keep BCC for a phase of more than max_circulant
   const CycMap f(Cyclic<dynamic>(1), 1025 * 4 * 3, 4), g(Cyclic<dynamic>(1025), 1025 * 4 * 3, 4);
   const std::vector<schedule::CyclicChoice> over = automatic_candidates(f, g, m, 1e300);
   REQUIRE(over.size() == 1);
-  CHECK(over.front().kind == schedule::CyclicChoice::method::bcc);
+  CHECK(over.front().kind == schedule::CyclicChoice::method::basic_cycles);
   CHECK(plan_with(f, g, 0, m).schedule_name == "bcc_contention_free");
   const CycMap f2(Cyclic<dynamic>(1), 1024 * 4 * 3, 4), g2(Cyclic<dynamic>(1024), 1024 * 4 * 3, 4);
   CHECK(automatic_candidates(f2, g2, m, 1e300).size() > 1);
@@ -343,7 +343,7 @@ TEST_CASE("BCC's messages go at once when its contention-free order would cost O
   // Cyclic(8) -> Cyclic(5), n = 2^24: the model's choice at 1024 ranks is BCC (BC = 40), whose
   // contention-free order colours every rank's messages: 1024 · 40 > max_bcc_schedule_work.
   const index_t n = index_t{1} << 24;
-  const schedule::CyclicChoice bcc{schedule::CyclicChoice::method::bcc, 0, 0};
+  const schedule::CyclicChoice bcc{schedule::CyclicChoice::method::basic_cycles, 0, 0};
   for (const int P : {64, 1024}) {
     const CycMap f(Cyclic<dynamic>(8), n, P), g(Cyclic<dynamic>(5), n, P);
     const bool affordable = redist::detail::bcc_schedule_affordable(f, g);

@@ -284,12 +284,12 @@ constexpr bool contention_free_on_fig2() {
 static_assert(contention_free_on_fig2());
 
 // ---- The multi-phase baseline, as seed 000's Sec. 4.3 sets it up on 20 processes ---------------
-static_assert(schedule::multiphase_phases(8, 5, 20, schedule::stages::automatic) == schedule::Phases{{8, 40, 5}, 2});
+static_assert(schedule::multiphase_phases(8, 5, 20, schedule::stages::by_case) == schedule::Phases{{8, 40, 5}, 2});
 static_assert(schedule::multiphase_phases(100, 3, 20, schedule::stages::two) == schedule::Phases{{100, 300, 3}, 2});
 static_assert(schedule::multiphase_phases(25, 20, 20, schedule::stages::two) == schedule::Phases{{25, 100, 20}, 2});
 static_assert(schedule::multiphase_phases(300, 200, 20, schedule::stages::two) == schedule::Phases{{300, 600, 200}, 2});
 static_assert(schedule::multiphase_phases(60, 3, 20, schedule::stages::two) == schedule::Phases{{60, 15, 3}, 2});
-static_assert(schedule::multiphase_phases(60, 3, 20, schedule::stages::automatic) == schedule::Phases{{60, 3, 0}, 1});
+static_assert(schedule::multiphase_phases(60, 3, 20, schedule::stages::by_case) == schedule::Phases{{60, 3, 0}, 1});
 // Startups: 13 Ts and 23 Ts (Table 1's 2P), 9 Ts (Table 3's 2P), 20 Ts (Table 3's 1P).
 static_assert(schedule::startups(schedule::multiphase_phases(8, 5, 20, schedule::stages::two), 20) == 13);
 static_assert(schedule::startups(schedule::multiphase_phases(100, 3, 20, schedule::stages::two), 20) == 23);

@@ -363,9 +363,9 @@ TEST_CASE("piece_limit of a BCC plan: one pass when it fits, rounds of cycles, o
 
 TEST_CASE("The multi-phase method's phases and its errors", "[bcc][multiphase]") {
   using schedule::stages;
-  CHECK(schedule::multiphase_phases(8, 5, 4, stages::automatic) == schedule::Phases{{8, 40, 5}, 2});
+  CHECK(schedule::multiphase_phases(8, 5, 4, stages::by_case) == schedule::Phases{{8, 40, 5}, 2});
   CHECK(schedule::multiphase_phases(3, 60, 20, stages::two) == schedule::Phases{{3, 12, 60}, 2});
-  CHECK(schedule::multiphase_phases(7, 7, 4, stages::automatic) == schedule::Phases{{7, 7, 0}, 1});
+  CHECK(schedule::multiphase_phases(7, 7, 4, stages::by_case) == schedule::Phases{{7, 7, 0}, 1});
   CHECK_THROWS_WITH(schedule::multiphase_phases(8, 5, 4, stages::one), Catch::Contains("requires s to divide t or t to divide s"));
   CHECK_THROWS_WITH(schedule::multiphase_phases(21, 3, 4, stages::two), Catch::Contains("to have a factor"));
   CHECK_THROWS_AS(index::BasicCycle(0, 3, 4), redist::error);

@@ -263,7 +263,7 @@ TEST_CASE("The cost model of automatic, by hand on Figure 2", "[gen_block][autom
   CHECK(schedule::choose_automatic(m, 7, s, unit) == schedule::automatic_choice::etpdr_lmr);
   // With Ts = 20: 60 + 36 = 96 against 20 + 54 = 74: all at once.
   schedule::CostModel slow_start{20, 1, 1, 1};
-  CHECK(schedule::choose_automatic(m, 7, s, slow_start) == schedule::automatic_choice::all_at_once);
+  CHECK(schedule::choose_automatic(m, 7, s, slow_start) == schedule::automatic_choice::one_exchange);
 }
 
 TEST_CASE("Random GEN_BLOCK pairs: every schedule is complete, contention-free, max-degree steps, exact",
@@ -342,7 +342,7 @@ TEST_CASE("automatic picks E-TPDR for large GEN_BLOCK messages and all at once f
     // cost (r = 8) E-TPDR puts m13 (18/8), m3 (7/8) and, by the complement, m1 (7/8) into step 3,
     // and the rest (sections {m2} and m4..m12, kept) costs 15 + 10: 27.25 per scale unit, against
     // all at once's m12, 12 · 3 (SP6's three messages) = 36: 8.75e6 elements more than 2 start-ups.
-    const auto expect = scale == 1 ? schedule::automatic_choice::all_at_once : schedule::automatic_choice::etpdr_lmr;
+    const auto expect = scale == 1 ? schedule::automatic_choice::one_exchange : schedule::automatic_choice::etpdr_lmr;
     REQUIRE(schedule::choose_automatic(msgs, 7, s, {}) == expect);
     for (int rank = 0; rank < 7; ++rank) {
       const Plan p_whole = plan_with(mf, mt, rank, schedule::automatic);

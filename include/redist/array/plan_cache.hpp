@@ -120,7 +120,7 @@ struct Explanation {
          std::to_string(steps) + (steps == 1 ? " step" : " steps") +
          (stages > 1 ? " of " + std::to_string(stages) + " stages" : std::string()) + "\n";
     for (const schedule::CyclicChoice& c : timed)
-      s += "  timed " + std::string(c.kind == schedule::CyclicChoice::method::bcc ? "bcc" : "hybrid(" + std::to_string(c.d) + ")") +
+      s += "  timed " + std::string(c.kind == schedule::CyclicChoice::method::basic_cycles ? "bcc" : "hybrid(" + std::to_string(c.d) + ")") +
            ": median " + std::to_string(c.measured * 1e3) + " ms (model " + std::to_string(c.predicted * 1e3) + " ms)\n";
     return s;
   }
@@ -370,9 +370,14 @@ class Redistribution {
     // Partial sums chosen at run time: folded as Partial<> values are (run_arrays), which needs an
     // element type that sums; into them, the processes that receive nothing get 0 (any type: its
     // value-initialized bytes).
+    constexpr bool walkable = requires(const To& t) { t.coords_of(0); t.strides(0); };  // Dist<...>'s, or a section's
     auto start_sums = [&] {
-      detail::start_parts(to_, comm.rank(), dst, sums_from_, sums_to_, T{}, T{}, static_cast<const T*>(nullptr));
+      if constexpr (walkable)
+        detail::start_parts(to_, comm.rank(), dst, sums_from_, sums_to_, T{}, T{}, static_cast<const T*>(nullptr));
     };
+    if (!walkable && (sums_from_ || sums_to_))
+      detail::report_error("redist: partial sums chosen at run time (AnyDist holding Partial<>) require the layout of a "
+                           "DistArray (Dist<...>) or of its section, not a bare 1-D mapping");
     if (sums_from_) {
       if constexpr (folds<std::plus<>, T> && runtime::scalable<T>) {
         run_update(comm, src, dst, runtime::fold_op<std::plus<>>{}, start_sums, source, from_array);

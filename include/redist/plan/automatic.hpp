@@ -316,7 +316,7 @@ class Decider {
           if (cands.size() > most_timed) {
             // BCC, which runs within any budget, stays among those timed.
             const auto bcc = std::find_if(cands.begin(), cands.end(), [](const schedule::CyclicChoice& c) {
-              return c.kind == schedule::CyclicChoice::method::bcc;
+              return c.kind == schedule::CyclicChoice::method::basic_cycles;
             });
             if (bcc >= cands.begin() + static_cast<std::ptrdiff_t>(most_timed))
               std::rotate(cands.begin() + static_cast<std::ptrdiff_t>(most_timed) - 1, bcc, bcc + 1);

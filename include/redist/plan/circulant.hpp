@@ -138,7 +138,7 @@ inline CirculantPhase build_circulant_phase(const index::Circulant& c, index_t x
     const std::size_t t = reverse ? nsteps - 1 - u : u;
     const schedule::CirculantStep& st = sch.steps[t];
     CirculantIo io;
-    io.overlap = st.phase == schedule::circulant_phase::direct;
+    io.overlap = st.phase == schedule::circulant_phase::direct_rows;
     const index_t to = sch.to(st, me), from = sch.from(st, me);
     const index_t send_peer = reverse ? from : to, recv_peer = reverse ? to : from;
     if (send_peer != me) {
@@ -196,11 +196,11 @@ inline CirculantPhase build_circulant_phase(const index::Circulant& c, index_t x
   for (CirculantIo& io : ph.steps) {
     if (io.recv.peer < 0 || io.recv.count != 1) continue;
     const std::size_t it = ph.parts[io.recv.first];
-    const auto d = std::find(ph.deliveries.begin(), ph.deliveries.end(), it);
-    if (d == ph.deliveries.end() || ph.items[it].nruns != 1 || !ph.runs[ph.items[it].first].dst_contiguous()) continue;
+    const auto found = std::find(ph.deliveries.begin(), ph.deliveries.end(), it);
+    if (found == ph.deliveries.end() || ph.items[it].nruns != 1 || !ph.runs[ph.items[it].first].dst_contiguous()) continue;
     io.recv.dst_at = ph.runs[ph.items[it].first].dst;
     io.recv.at = -1;
-    ph.deliveries.erase(d);
+    ph.deliveries.erase(found);
   }
   // Lay out the areas. Relay area: the receives whose blocks are forwarded later or wait for the
   // end. Round area: per sequential step its packed send; per group of direct steps (as many
@@ -208,12 +208,12 @@ inline CirculantPhase build_circulant_phase(const index::Circulant& c, index_t x
   // receives that hold final blocks only, unpacked when the group completes.
   auto is_final = [&](const CirculantIo& io) {
     if (!io.overlap || io.recv.peer < 0 || io.recv.size == 0 || io.recv.dst_at >= 0) return false;
-    for (std::size_t k = io.recv.first; k < io.recv.first + io.recv.count; ++k)
-      if (std::find(ph.deliveries.begin(), ph.deliveries.end(), ph.parts[k]) == ph.deliveries.end()) return false;
+    for (std::size_t u = io.recv.first; u < io.recv.first + io.recv.count; ++u)
+      if (std::find(ph.deliveries.begin(), ph.deliveries.end(), ph.parts[u]) == ph.deliveries.end()) return false;
     return true;
   };
   auto move_items = [&](const CirculantMessage& m, index_t at) {
-    for (std::size_t k = m.first; k < m.first + m.count; ++k) ph.items[ph.parts[k]].held += at - m.at;
+    for (std::size_t u = m.first; u < m.first + m.count; ++u) ph.items[ph.parts[u]].held += at - m.at;
   };
   ph.held_size = 0;
   ph.send_size = 0;
@@ -241,8 +241,8 @@ inline CirculantPhase build_circulant_phase(const index::Circulant& c, index_t x
         move_items(io.recv, round);
         io.recv.at = round;
         round += io.recv.size;
-        for (std::size_t k = io.recv.first; k < io.recv.first + io.recv.count; ++k)
-          ph.deliveries.erase(std::find(ph.deliveries.begin(), ph.deliveries.end(), ph.parts[k]));
+        for (std::size_t u = io.recv.first; u < io.recv.first + io.recv.count; ++u)
+          ph.deliveries.erase(std::find(ph.deliveries.begin(), ph.deliveries.end(), ph.parts[u]));
       } else {
         move_items(io.recv, ph.held_size);
         io.recv.at = ph.held_size;
@@ -494,7 +494,7 @@ template <class From, class To>
   requires CyclicMapping<From> && CyclicMapping<To>
 Plan plan_for_choice(const From& from, const To& to, int rank, const schedule::CyclicChoice& choice) {
   detail::check_cyclic_pair(from.size(), to.size(), from.nprocs(), to.nprocs(), rank, "automatic");
-  if (choice.kind == schedule::CyclicChoice::method::bcc)
+  if (choice.kind == schedule::CyclicChoice::method::basic_cycles)
     return detail::bcc_schedule_affordable(from, to) ? plan_with(from, to, rank, schedule::bcc_contention_free)
                                                      : build_plan(from, to, rank);
   ++detail::plans_built_counter();

@@ -145,7 +145,7 @@ struct planner<schedule::detail::gen_block_rule_t> {
     const auto msgs = index::gen_block_messages(*from, *to);
     const schedule::CostModel model{};
     auto s = schedule::etpdr_schedule(msgs, from->nprocs(), {model.lmr_ratio});
-    if (schedule::choose_automatic(msgs, from->nprocs(), s, model) == schedule::automatic_choice::all_at_once)
+    if (schedule::choose_automatic(msgs, from->nprocs(), s, model) == schedule::automatic_choice::one_exchange)
       return build_plan(*from, *to, rank);
     return detail::plan_from_global(*from, *to, rank, msgs, s, "etpdr");
   }

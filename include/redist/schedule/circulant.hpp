@@ -54,14 +54,14 @@ inline constexpr bool is_policy<hybrid_t> = true;
 enum class circulant_phase : unsigned char {
   shift_rows,    ///< rows with bit `stride` of i1 move to column (j1 - stride) mod P'
   shift_within,  ///< rows with bit `stride` of i2 move to column (j2 - stride) mod G
-  direct,        ///< one group of rows (equal high bits) goes to its destinations
+  direct_rows,   ///< one group of rows (equal high bits) goes to its destinations
 };
 
 /// One step of R(K, P). Columns are c = c1·G + c2. mask1 / mask2: the bits of i1 / i2 that the
 /// shifts before this step have consumed (the item of row i at column c then came from column
 /// ((c1 + (i1 & mask1)) mod P')·G + (c2 + (i2 & mask2)) mod G).
 struct CirculantStep {
-  circulant_phase phase = circulant_phase::direct;
+  circulant_phase phase = circulant_phase::direct_rows;
   index_t stride = 0;
   index_t key1 = 0;  ///< direct: ((i1 >> d1) << d1) mod P' of the group
   index_t key2 = 0;  ///< direct: i2 with its low d2 bits cleared
@@ -184,7 +184,7 @@ constexpr CirculantSchedule circulant_schedule(const index::Circulant& c, int d)
     for (std::size_t t = first_direct; t < s.steps.size(); ++t)
       seen = seen || (s.steps[t].key1 == key1 && s.steps[t].key2 == key2);
     if (seen) continue;
-    CirculantStep step{circulant_phase::direct, 0, key1, key2, mask1, mask2};
+    CirculantStep step{circulant_phase::direct_rows, 0, key1, key2, mask1, mask2};
     const bool moves = s.kept_columns(step) < c.p;
     // A group every column keeps still has to be registered, so that its rows are not revisited.
     s.steps.push_back(step);

@@ -81,7 +81,7 @@ constexpr double predict(const CirculantSchedule& s, index_t n, index_t b, Machi
   std::vector<std::array<index_t, 3>> groups;  // (key1, key2, step) of the direct steps, sorted
   for (std::size_t j = 0; j < s.steps.size(); ++j) {
     const CirculantStep& st = s.steps[j];
-    if (st.phase == circulant_phase::direct) groups.push_back({st.key1, st.key2, static_cast<index_t>(j)});
+    if (st.phase == circulant_phase::direct_rows) groups.push_back({st.key1, st.key2, static_cast<index_t>(j)});
     else
       for (index_t i = 0; i < k; ++i) rows[j] += s.moves(st, i) ? 1 : 0;
   }
@@ -94,7 +94,7 @@ constexpr double predict(const CirculantSchedule& s, index_t n, index_t b, Machi
   double t = 0;
   for (std::size_t j = 0; j < s.steps.size(); ++j) {
     const double bytes = static_cast<double>(rows[j]) * per_row * static_cast<double>(b) * m.td;
-    t += s.steps[j].phase == circulant_phase::direct ? bytes : m.tstep + m.ts + bytes;
+    t += s.steps[j].phase == circulant_phase::direct_rows ? bytes : m.tstep + m.ts + bytes;
   }
   if (groups.empty()) return t;
   // The busiest process sends in every direct step but those in which it keeps its blocks: while
@@ -137,7 +137,7 @@ constexpr bool circulant_plannable(const index::Circulant* phases, int nphases) 
 
 /// What schedule::automatic runs for a Cyclic pair.
 struct CyclicChoice {
-  enum class method : unsigned char { bcc, circulant } kind = method::bcc;
+  enum class method : unsigned char { basic_cycles, circulant } kind = method::basic_cycles;
   int d = 0;           ///< hybrid degree when circulant (0: direct; indirect_depth: indirect)
   double predicted = 0;  ///< seconds, the model's time of the choice
   /// seconds, the slowest rank's median time of the choice when schedule::automatic timed its
@@ -154,7 +154,7 @@ struct CyclicChoice {
 inline std::vector<CyclicChoice> cyclic_candidates(const index::Circulant* phases, int nphases, index_t bcc_messages,
                                                    index_t bcc_steps, index_t n, index_t b, Machine m, double window) {
   std::vector<CyclicChoice> all{
-      CyclicChoice{CyclicChoice::method::bcc, 0, predict_bcc(bcc_messages, bcc_steps, n, phases[0].p, b, m)}};
+      CyclicChoice{CyclicChoice::method::basic_cycles, 0, predict_bcc(bcc_messages, bcc_steps, n, phases[0].p, b, m)}};
   if (!circulant_plannable(phases, nphases)) return all;
   int depth = 0;
   for (int i = 0; i < nphases; ++i) depth = depth > indirect_depth(phases[i]) ? depth : indirect_depth(phases[i]);
@@ -180,7 +180,7 @@ inline std::vector<CyclicChoice> cyclic_candidates(const index::Circulant* phase
 /// every process.
 constexpr CyclicChoice choose_cyclic(const index::Circulant* phases, int nphases, index_t bcc_messages,
                                      index_t bcc_steps, index_t n, index_t b, Machine m) {
-  CyclicChoice best{CyclicChoice::method::bcc, 0, predict_bcc(bcc_messages, bcc_steps, n, phases[0].p, b, m)};
+  CyclicChoice best{CyclicChoice::method::basic_cycles, 0, predict_bcc(bcc_messages, bcc_steps, n, phases[0].p, b, m)};
   // Bandwidth-bound: the bytes term is at least 8 times BCC's startups and steps. There the model
   // cannot tell BCC from a circulant schedule (both move each byte once) and BCC's one-pass pack
   // measured faster (doc/circulant.md), so a circulant schedule must be predicted 10 % faster.
@@ -195,7 +195,7 @@ constexpr CyclicChoice choose_cyclic(const index::Circulant* phases, int nphases
     double t = 0;
     for (int i = 0; i < nphases; ++i) t += predict(circulant_schedule(phases[i], d), n, b, m);
     bool better = t < best.predicted;
-    if (best.kind == CyclicChoice::method::bcc)
+    if (best.kind == CyclicChoice::method::basic_cycles)
       better = bandwidth_bound ? t < best.predicted * 0.9 : t <= best.predicted * (1 + 1e-9);
     if (better) best = {CyclicChoice::method::circulant, d, t};
   }

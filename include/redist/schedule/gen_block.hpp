@@ -401,13 +401,13 @@ constexpr double predicted_seconds(std::span<const Transfer> msgs, int nprocs, c
 
 /// What schedule::automatic does for GenBlock -> GenBlock: E-TPDR with LMR at model.lmr_ratio,
 /// unless the model predicts the all-at-once exchange strictly faster.
-enum class automatic_choice { etpdr_lmr, all_at_once };
+enum class automatic_choice { etpdr_lmr, one_exchange };
 
 constexpr automatic_choice choose_automatic(std::span<const Transfer> msgs, int nprocs,
                                             const GlobalSchedule& etpdr_lmr, const CostModel& model = {}) {
   const double steps = predicted_seconds(msgs, nprocs, etpdr_lmr, model);
   const double all = predicted_seconds(msgs, nprocs, all_at_once_schedule(msgs), model);
-  return all < steps ? automatic_choice::all_at_once : automatic_choice::etpdr_lmr;
+  return all < steps ? automatic_choice::one_exchange : automatic_choice::etpdr_lmr;
 }
 
 }  // namespace redist::schedule

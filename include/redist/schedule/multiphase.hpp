@@ -15,7 +15,7 @@ namespace redist::schedule {
 
 /// How many phases the multi-phase method takes.
 enum class stages {
-  automatic,  ///< one when s divides t or t divides s (case 3), two otherwise
+  by_case,    ///< one when s divides t or t divides s (case 3), two otherwise
   one,        ///< CYCLIC(s) -> CYCLIC(t) directly; requires case 3
   two,        ///< through an intermediate CYCLIC(u): u = lcm(s, t) in cases 1 and 2; in case 3 u
               ///< splits the ratio max/min = c·c' (1 < c < max/min) so that the startups are fewest
@@ -25,7 +25,7 @@ enum class stages {
 /// of redistributions CYCLIC(s_{i-1}) -> CYCLIC(s_i) in which one factor divides the other, each a
 /// general all-at-once plan, through intermediate arrays. Cyclic<s> -> Cyclic<t> only.
 struct multiphase_t {
-  stages count = stages::automatic;
+  stages count = stages::by_case;
   /// What every rank must pass alike (the consistency check hashes it).
   constexpr std::array<double, 1> parameters() const noexcept { return {static_cast<double>(count)}; }
   friend constexpr bool operator==(multiphase_t, multiphase_t) noexcept = default;
@@ -67,7 +67,7 @@ constexpr Phases multiphase_phases(index_t s, index_t t, int nprocs, stages coun
   if (s <= 0 || t <= 0 || nprocs <= 0)
     redist::detail::report_error("redist::schedule::multiphase_phases(s, t, M) requires s, t and M to be > 0");
   const bool divisible = s % t == 0 || t % s == 0;
-  if (count == stages::automatic) count = divisible ? stages::one : stages::two;
+  if (count == stages::by_case) count = divisible ? stages::one : stages::two;
   Phases ph;
   if (count == stages::one) {
     if (!divisible)
