@@ -118,6 +118,47 @@ TEST_CASE("Copies on a subset of the ranks serve the others", "[mpi][replicated]
   }
 }
 
+TEST_CASE("Copies are read on the reader's node first (emulated nodes of 3)", "[mpi][replicated][nodes]") {
+  mpi::communicator world;
+  const int p = world.size();
+  const options saved = default_options();
+  default_options().node_size = 3;
+  struct restore {
+    options o;
+    ~restore() { default_options() = o; }
+  } guard{saved};
+  for (bool shared : {true, false}) {
+    default_options().shared_memory = shared && saved.shared_memory;
+    const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{p, 1};
+    const std::array<index_t, 2> ext{40, 9};
+    DistArray<double, Dist<Block, Replicated>> a(world, ext, g);
+    test::fill_nd(a, value_of2);
+    DistArray<double, Dist<Replicated, Block>> b(world, ext, Grid{1, p});
+    b = a;  // learns the nodes (collective), plans by them
+    CHECK(all_ok(world, test::holds_nd(b, value_of2)));
+    // At 4 ranks the copies of row block 1 are ranks 2 (node {0, 1, 2}) and 3 (node {3}): rank 1,
+    // at coordinates (0, 1), reads it from rank 2, on its own node, not from rank 3 at its own
+    // coordinate. make_plan, which does not communicate, plans by the nodes b = a learnt.
+    if (p == 4) {
+      const auto plan = make_plan(a, b);
+      bool ok = true;
+      if (world.rank() == 1) {
+        bool from2 = false, from3 = false;
+        for (const Message& m : plan.plan().stages[0].recvs) {
+          from2 = from2 || m.peer == 2;
+          from3 = from3 || m.peer == 3;
+        }
+        ok = from2 && !from3;
+      }
+      CHECK(all_ok(world, ok));
+    }
+    // Back into copies, then out of them into a block-cyclic layout on the transposed grid.
+    DistArray<double, Dist<Cyclic<>, Cyclic<>>> c(world, ext, Dist{Cyclic<>{3}, Cyclic<>{2}}, Grid{g.extent(1), g.extent(0)});
+    c = a;
+    CHECK(all_ok(world, test::holds_nd(c, value_of2)));
+  }
+}
+
 TEST_CASE("Sections of copies: a column of (Block, Replicated) is written in every copy, read from one",
           "[mpi][replicated][section]") {
   mpi::communicator world;

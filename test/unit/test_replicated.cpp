@@ -212,6 +212,108 @@ TEST_CASE("Receivers outside the copies' grid spread over the copies", "[replica
   CHECK(plans[1].stages[0].local.size == 10 * 10);
 }
 
+namespace {
+/// The elements receiver r gets from a rank of another node while a copy of them is held on r's
+/// own node (the copies of sender s's elements: the grid coordinates that differ from s's only
+/// along a:s dimensions in copies), over every rank's plan; and the elements sent between nodes.
+template <class M, class Plans>
+std::pair<index_t, index_t> off_node_reads(const M& m, const Plans& plans, const std::vector<int>& node) {
+  index_t avoidable = 0, between = 0;
+  constexpr std::size_t N = M::rank();
+  for (const auto& p : plans)
+    for (const Message& msg : p.stages[0].recvs) {
+      const int r = p.rank, s = msg.peer;
+      if (node[s] == node[r]) continue;
+      between += msg.size;
+      const auto cs = m.coords_of(s);
+      REQUIRE(cs);
+      // Every copy of s's elements, by an odometer over the copy dimensions.
+      auto c = *cs;
+      for (std::size_t d = 0; d < N; ++d)
+        if (redist::detail::held_in_copies(m, d)) c[d] = 0;
+      bool on_node = false;
+      for (;;) {
+        on_node = on_node || node[m.grid().rank_of(c)] == node[r];
+        std::size_t d = 0;
+        for (; d < N; ++d)
+          if (redist::detail::held_in_copies(m, d) && ++c[d] < m.grid().extent(d)) break;
+          else if (redist::detail::held_in_copies(m, d)) c[d] = 0;
+        if (d == N) break;
+      }
+      if (on_node) avoidable += msg.size;
+    }
+  return {avoidable, between};
+}
+
+/// Every rank's plan of a -> b, built with the nodes `node` known (detail::replica_nodes_scope)
+/// or not (an empty node).
+template <class A, class B>
+auto plans_by_nodes(const A& a, const B& b, int nprocs, const std::vector<int>& node) {
+  const redist::detail::replica_nodes_scope scope(node);
+  std::vector<decltype(build_grid_plan(a.mapping, b.mapping, 0))> plans;
+  for (int r = 0; r < nprocs; ++r) plans.push_back(build_grid_plan(a.mapping, b.mapping, r));
+  return plans;
+}
+}  // namespace
+
+TEST_CASE("With the nodes known, a reader takes a copy on its own node where there is one", "[replicated][nodes]") {
+  // (Block, Replicated) on 4 x 2 (row block i held by ranks 2i and 2i+1) -> (Replicated, Block) on
+  // 1 x 8, on nodes of 3 ranks: row block 1's copies are ranks 2 (node 0) and 3 (node 1). Without
+  // the nodes, rank 1 (coordinates (0, 1)) reads it from rank 3, on the other node; with them, from
+  // rank 2 on its own.
+  const std::array<index_t, 2> ext{40, 9};
+  const auto a = on_grid(Dist<Block, Replicated>{}, ext, {4, 2}, 8);
+  const auto b = on_grid(Dist<Replicated, Block>{}, ext, {1, 8}, 8);
+  std::vector<int> node(8);
+  for (int r = 0; r < 8; ++r) node[r] = r / 3;
+  const auto blind = plans_by_nodes(a, b, 8, {});
+  const auto seeing = plans_by_nodes(a, b, 8, node);
+  for (const auto* plans : {&blind, &seeing}) {
+    const auto res = test::simulate_plans(*plans, a.layout, b.layout);
+    INFO(res.failure);
+    REQUIRE(res.ok);
+  }
+  const auto [avoidable_blind, between_blind] = off_node_reads(a.mapping, blind, node);
+  const auto [avoidable, between] = off_node_reads(a.mapping, seeing, node);
+  CHECK(avoidable_blind > 0);
+  CHECK(avoidable == 0);
+  CHECK(between < between_blind);
+  CHECK(traffic(blind).count({3, 1}) == 1);
+  CHECK(traffic(seeing).count({3, 1}) == 0);
+  CHECK(traffic(seeing).count({2, 1}) == 1);
+  // What a rank holds still stays: the local copies are the same.
+  for (int r = 0; r < 8; ++r) CHECK(seeing[r].stages[0].local.size == blind[r].stages[0].local.size);
+}
+
+TEMPLATE_LIST_TEST_CASE("With random nodes, every pair with copies is exact and reads no copy across nodes it has on its own",
+                        "[replicated][nodes][simulate]", Pairs2D) {
+  using A = mp11::mp_first<TestType>;
+  using B = mp11::mp_second<TestType>;
+  std::mt19937_64 rng(4051);
+  for (int t = 0; t < 8; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 24);
+    const std::array<index_t, 2> ext{static_cast<index_t>(rng() % 30), static_cast<index_t>(rng() % 30)};
+    auto a = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<A, mp11::mp_list>*>(nullptr));
+    auto b = [&]<class... D>(mp11::mp_list<D...>*) { return random_case<D...>(ext, nprocs, rng); }(
+        static_cast<mp11::mp_rename<B, mp11::mp_list>*>(nullptr));
+    // Nodes of random sizes, ranks dealt to them at random (not only consecutive runs).
+    const int nodes = 1 + static_cast<int>(rng() % 4);
+    std::vector<int> node(static_cast<std::size_t>(nprocs));
+    for (int& k : node) k = static_cast<int>(rng() % static_cast<std::uint64_t>(nodes));
+    INFO("trial " << t << ", P = " << nprocs << ", " << nodes << " nodes, extents " << ext[0] << " x " << ext[1]);
+    const auto plans = plans_by_nodes(a, b, nprocs, node);
+    const auto res = test::simulate_plans(plans, a.layout, b.layout);
+    INFO(res.failure);
+    REQUIRE(res.ok);
+    CHECK(off_node_reads(a.mapping, plans, node).first == 0);
+    // The transfer list (the cost model's, the global schedules') is the plans' table under the
+    // same nodes.
+    const redist::detail::replica_nodes_scope scope(node);
+    CHECK(test::transfers_are_plans(a.mapping, b.mapping, nprocs));
+  }
+}
+
 using PartialDsts = mp11::mp_list<Dist<Block, Partial<>>, Dist<Partial<max_op>, Cyclic<>>, Dist<Partial<>, Partial<>>>;
 using PartialPairs = mp11::mp_product<mp11::mp_list, Dists2D, PartialDsts>;
 

@@ -70,6 +70,15 @@ inline std::uint64_t next_plan_id() noexcept {
   return ++last;
 }
 
+/// Whether a plan's source layout holds some dimension in copies among which its readers choose
+/// (an N-D layout, a section or a transposed one: detail::any_copies; a bare 1-D mapping's
+/// copies are every rank's own).
+template <class L>
+bool reads_copies(const L& l) {
+  if constexpr (GridSource<L>) return any_copies(l);
+  else return (void)l, false;
+}
+
 /// The leading dimension a layout was declared with on this rank (0: none), with which a plan
 /// computes its peers' source offsets.
 template <class L>
@@ -136,11 +145,15 @@ class Redistribution {
   using decider = Decider<From, To, Policy>;
 
  public:
-  Redistribution(From from, To to, int rank, Policy policy = {}, const options& opts = default_options())
+  /// `nodes`: the communicator's nodes (runtime::node_of), by which a source held in copies is
+  /// read from a copy on the reader's node where there is one (detail::serves); none: the copy at
+  /// the reader's own coordinates.
+  Redistribution(From from, To to, int rank, Policy policy = {}, const options& opts = default_options(),
+                 std::shared_ptr<const runtime::Node> nodes = {})
       : from_{std::move(from)}, to_{std::move(to)}, policy_{policy}, options_{opts},
         sums_from_{std::is_void_v<typename detail::layout_partial<From>::type> && detail::any_partial(from_)},
         sums_to_{std::is_void_v<typename detail::layout_partial<To>::type> && detail::any_partial(to_)},
-        plan_{decider::plan(from_, to_, rank, policy_, decision_)} {
+        node_keep_{std::move(nodes)}, plan_{plan_by_nodes(rank)} {
     // Whether this rank's local copy (one stage) writes every element of its destination: as many
     // elements as the destination's local ones (each written once).
     if constexpr (requires(const To& t) { t.local_extents(0); })
@@ -557,6 +570,13 @@ class Redistribution {
   }
 
   /// Allocates the workspace `need` (elements of T), or says why this rank cannot.
+  /// The plan (decider::plan), with the copies of a source held in copies read by node_keep_'s
+  /// nodes when it is set.
+  plan_type plan_by_nodes(int rank) {
+    const detail::replica_nodes_scope scope(node_keep_ ? std::span<const int>(node_keep_->node_index) : std::span<const int>{});
+    return decider::plan(from_, to_, rank, policy_, decision_);
+  }
+
   template <class T>
   std::optional<std::string> reserve_workspace(const WorkspaceNeed& need, int rank) {
     const index_t elements = need.total();
@@ -654,7 +674,12 @@ class PlanCache {
     using E = layouts_entry<From, To, Policy>;
     const MPI_Comm c = static_cast<MPI_Comm>(comm);
     E* e = find<E>([&](const E& x) { return x.comm == c && x.r.matches(from, to, policy, opts); });
-    if (e == nullptr) return emplace<E>(c, from, to, comm.rank(), policy, opts).r;
+    if (e == nullptr) {
+      // A source in copies is read by nodes (collective the first time on comm, as b = a is).
+      std::shared_ptr<const runtime::Node> nodes;
+      if (comm.size() > 1 && detail::reads_copies(from)) nodes = runtime::node_of(c, opts.node_size);
+      return emplace<E>(c, from, to, comm.rank(), policy, opts, std::move(nodes)).r;
+    }
     touch(e);
     return e->r;
   }
@@ -662,8 +687,9 @@ class PlanCache {
  private:
   template <class From, class To, class Policy>
   struct layouts_entry : entry_base {
-    layouts_entry(MPI_Comm c, const From& from, const To& to, int rank, const Policy& policy, const options& opts)
-        : comm{c}, r{from, to, rank, policy, opts} {}
+    layouts_entry(MPI_Comm c, const From& from, const To& to, int rank, const Policy& policy, const options& opts,
+                  std::shared_ptr<const runtime::Node> nodes)
+        : comm{c}, r{from, to, rank, policy, opts, std::move(nodes)} {}
     MPI_Comm comm;
     Redistribution<From, To, Policy> r;
   };

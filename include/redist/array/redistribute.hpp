@@ -209,7 +209,10 @@ void redistribute(const Src& src, Dst& dst, const options& opts) {
 }
 
 /// The plan of src -> dst for this rank, built without communication; run it with
-/// plan.execute(src, dst) as often as needed.
+/// plan.execute(src, dst) as often as needed. A source held in copies is read from a copy on the
+/// reader's node where there is one when the communicator's nodes are known already (an array made
+/// on it with shared memory, or a `b = a` of a source in copies, learnt them on every rank: see
+/// doc/placements.md); else from the copy at the reader's own coordinates.
 template <DistributedArray Src, DistributedArray Dst, class S = schedule::automatic_t>
 Redistribution<typename detail::plan_layouts<Src, Dst>::from_type, typename detail::plan_layouts<Src, Dst>::to_type, S>
 make_plan(const Src& src, const Dst& dst, S policy = {}, const options& opts = default_options()) {
@@ -219,7 +222,9 @@ make_plan(const Src& src, const Dst& dst, S policy = {}, const options& opts = d
   detail::check_partial_types<Src, Dst>();
   detail::check_compatible(src, dst, "make_plan");
   using L = detail::plan_layouts<Src, Dst>;
-  return {L::of(src), L::of(dst), src.comm().rank(), policy, opts};
+  const auto& c = src.comm();
+  return {L::of(src), L::of(dst), c.rank(), policy, opts,
+          c.size() > 1 ? runtime::known_node(static_cast<MPI_Comm>(c), opts.node_size) : nullptr};
 }
 
 }  // namespace redist

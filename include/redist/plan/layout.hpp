@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <numeric>
 #include <optional>
+#include <span>
+#include <utility>
 #include <type_traits>
 
 #include <redist/detail/math.hpp>
@@ -233,14 +235,43 @@ constexpr bool receives(const L& l, int r) {
   }
 }
 
+/// The nodes by which the plans built on this thread read a source held in copies: per rank of
+/// the communicator, the number of its node (the same on every rank), or empty when not known.
+/// Set for the plans of one communicator by a replica_nodes_scope (the array layer's, which knows
+/// the communicator's nodes); detail::serves reads it. A plan stays a function of its layouts,
+/// its rank and these numbers, so that sender and receiver still decide alike.
+inline std::span<const int>& replica_nodes() noexcept {
+  thread_local std::span<const int> nodes;
+  return nodes;
+}
+/// While it lives, the plans built on this thread read copies by `nodes` (replica_nodes; the
+/// previous numbers come back when it ends).
+class replica_nodes_scope {
+ public:
+  explicit replica_nodes_scope(std::span<const int> nodes) noexcept : saved_{replica_nodes()} { replica_nodes() = nodes; }
+  replica_nodes_scope(const replica_nodes_scope&) = delete;
+  replica_nodes_scope& operator=(const replica_nodes_scope&) = delete;
+  ~replica_nodes_scope() { replica_nodes() = saved_; }
+
+ private:
+  std::span<const int> saved_;
+};
+
 /// Whether rank s holds the copy of layout l's elements that rank r reads, when l holds some
-/// dimensions in copies (any_copies): along each such dimension, the copy at r's own coordinate
-/// when r is in l's grid (what r holds already stays where it is), else the one at r modulo the
-/// copies (readers outside the grid spread over them). A pure function of the layout and the two
-/// ranks: the sender and the receiver of a plan decide it alike. A section asks its base, a
-/// transposed layout the layout it permutes (the same ranks hold the same copies).
+/// dimensions in copies (any_copies). Along those dimensions the copies of s's elements are the
+/// grid coordinates that differ from s's only there; r reads one of them:
+///  - the default: the one at r's own coordinates when r is in l's grid (what r holds already
+///    stays where it is), else at r modulo the copies' extents (readers outside the grid spread
+///    over the copies);
+///  - with the nodes known (replica_nodes), the default when it is on r's node, else the first
+///    copy on r's node counted from the default on (cyclically in each copy dimension: readers of
+///    one node spread over its copies), else the default: a copy on the reader's node is read
+///    through that node's memory, never across the network.
+/// A pure function of the layout, the two ranks and the nodes: the sender and the receiver of a
+/// plan decide it alike. A section asks its base, a transposed layout the layout it permutes (the
+/// same ranks hold the same copies).
 template <class L>
-constexpr bool serves(const L& l, int s, int r) {
+bool serves(const L& l, int s, int r) {
   if constexpr (requires { l.serves(s, r); }) {
     return l.serves(s, r);
   } else if constexpr (is_transposed<L>) {
@@ -249,9 +280,40 @@ constexpr bool serves(const L& l, int s, int r) {
     const auto cs = l.coords_of(s);
     if (!cs) return false;
     const auto cr = l.coords_of(r);
+    auto chosen = *cs;
+    bool copies = false;
     for (std::size_t d = 0; d < L::rank(); ++d)
-      if (held_in_copies(l, d) && (*cs)[d] != (cr ? (*cr)[d] : r % l.grid().extent(d))) return false;
-    return true;
+      if (held_in_copies(l, d)) {
+        chosen[d] = cr ? (*cr)[d] : r % l.grid().extent(d);
+        copies = true;
+      }
+    if (!copies) return true;
+    if constexpr (requires { l.grid().rank_of(chosen); }) {
+      const std::span<const int> nodes = replica_nodes();
+      const auto node = [&](int q) { return nodes[static_cast<std::size_t>(q)]; };
+      if (std::cmp_equal(nodes.size(), l.nprocs()) && node(l.grid().rank_of(chosen)) != node(r)) {
+        // The other copies, an odometer over the copy dimensions counted from the default on.
+        auto c = chosen;
+        std::array<int, L::rank()> step{};
+        for (;;) {
+          std::size_t d = 0;
+          for (; d < L::rank(); ++d) {
+            if (!held_in_copies(l, d)) continue;
+            const int e = l.grid().extent(d);
+            if (++step[d] < e) break;
+            step[d] = 0;
+          }
+          if (d == L::rank()) break;  // every copy tried: none on r's node
+          for (std::size_t k = 0; k < L::rank(); ++k)
+            if (held_in_copies(l, k)) c[k] = (chosen[k] + step[k]) % l.grid().extent(k);
+          if (node(l.grid().rank_of(c)) == node(r)) {
+            chosen = c;
+            break;
+          }
+        }
+      }
+    }
+    return chosen == *cs;
   }
 }
 }  // namespace detail

@@ -148,6 +148,18 @@ inline std::shared_ptr<const Node> node_of(MPI_Comm comm, int node_size = 0) {
   return it->second;
 }
 
+/// This rank's node in comm when it is known already (node_of has been called on comm with this
+/// node_size, collectively, so it is known on every rank alike), else null. No communication.
+inline std::shared_ptr<const Node> known_node(MPI_Comm comm, int node_size = 0) {
+  void* value = nullptr;
+  int found = 0;
+  detail::check(MPI_Comm_get_attr(comm, detail::node_keyval(), &value, &found), "MPI_Comm_get_attr");
+  if (!found) return nullptr;
+  const auto* cache = static_cast<const detail::NodeCache*>(value);
+  const auto it = cache->find(node_size);
+  return it == cache->end() ? nullptr : it->second;
+}
+
 /// One rank's part of an MPI-3 shared-memory window on its node (MPI_Win_allocate_shared),
 /// with the addresses of every node peer's part in this process. Construction and destruction
 /// are collective over the node (destruction frees the window unless MPI is finalized). The
