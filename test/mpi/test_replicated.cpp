@@ -134,11 +134,11 @@ TEST_CASE("Copies are read on the reader's node first (emulated nodes of 3)", "[
     DistArray<double, Dist<Block, Replicated>> a(world, ext, g);
     test::fill_nd(a, value_of2);
     DistArray<double, Dist<Replicated, Block>> b(world, ext, Grid{1, p});
-    b = a;  // learns the nodes (collective), plans by them
+    b = a;  // by the nodes of 3 the arrays learnt when they were made
     CHECK(all_ok(world, test::holds_nd(b, value_of2)));
     // At 4 ranks the copies of row block 1 are ranks 2 (node {0, 1, 2}) and 3 (node {3}): rank 1,
     // at coordinates (0, 1), reads it from rank 2, on its own node, not from rank 3 at its own
-    // coordinate. make_plan, which does not communicate, plans by the nodes b = a learnt.
+    // coordinate; make_plan (no communication) plans by the same nodes.
     if (p == 4) {
       const auto plan = make_plan(a, b);
       bool ok = true;
@@ -151,6 +151,25 @@ TEST_CASE("Copies are read on the reader's node first (emulated nodes of 3)", "[
         ok = from2 && !from3;
       }
       CHECK(all_ok(world, ok));
+    }
+    // Nodes known on some ranks only when they planned: rank 0 plans (explain, no communication)
+    // before the communicator learns its nodes of 5, the others after; the first run refuses it on
+    // every rank before any element moves (once: then the nodes of 5 are known).
+    if (p > 1 && shared) {
+      options o5 = default_options();
+      o5.node_size = 5;
+      DistArray<double, Dist<Replicated, Block>> d(world, ext, Grid{1, p});
+      test::fill_nd(d, [](const auto&) { return -1.0; });
+      if (world.rank() == 0) (void)explain(a, d, schedule::automatic, o5);
+      (void)runtime::node_of(static_cast<MPI_Comm>(world), 5);
+      bool refused = false;
+      try {
+        redistribute(a, d, schedule::automatic, o5);
+      } catch (const redist::error& e) {
+        refused = std::string(e.what()).find("nodes") != std::string::npos;
+      }
+      CHECK(all_ok(world, refused));
+      CHECK(all_ok(world, test::holds_nd(d, [](const auto&) { return -1.0; })));
     }
     // Back into copies, then out of them into a block-cyclic layout on the transposed grid.
     DistArray<double, Dist<Cyclic<>, Cyclic<>>> c(world, ext, Dist{Cyclic<>{3}, Cyclic<>{2}}, Grid{g.extent(1), g.extent(0)});

@@ -425,6 +425,9 @@ class DistArrayBase {
     } else if (failure) {
       report_error(*failure);
     }
+    // A layout in copies: its readers choose a copy on their node (detail::serves), by the nodes
+    // learnt here (collective, as making an array is), so that plans need not communicate.
+    if (!shared && m && comm.size() > 1 && reads_copies(*m)) (void)runtime::node_of(static_cast<MPI_Comm>(comm), default_options().node_size);
     if (shared) {
       const auto node = runtime::node_of(static_cast<MPI_Comm>(comm), default_options().node_size);
       *memory.store = LocalStorage<value_type>(static_cast<std::size_t>(m->local_size(comm.rank())), node);

@@ -70,15 +70,6 @@ inline std::uint64_t next_plan_id() noexcept {
   return ++last;
 }
 
-/// Whether a plan's source layout holds some dimension in copies among which its readers choose
-/// (an N-D layout, a section or a transposed one: detail::any_copies; a bare 1-D mapping's
-/// copies are every rank's own).
-template <class L>
-bool reads_copies(const L& l) {
-  if constexpr (GridSource<L>) return any_copies(l);
-  else return (void)l, false;
-}
-
 /// The leading dimension a layout was declared with on this rank (0: none), with which a plan
 /// computes its peers' source offsets.
 template <class L>
@@ -559,7 +550,8 @@ class Redistribution {
           {"source layout", detail::layout_fingerprint(from_)},
           {"destination layout", detail::layout_fingerprint(to_)},
           {"schedule policy and its parameters", detail::policy_fingerprint(policy_)},
-          {"options", opts_hash}};
+          {"options", opts_hash},
+          {"nodes a source in copies is read by (known on some ranks only)", nodes_hash_}};
       detail::agree(comm, "redist::redistribute(src, dst)", params, failure, mins);
     } else {
       detail::agree(comm, "redist::redistribute(src, dst)", {}, failure, mins);
@@ -573,7 +565,10 @@ class Redistribution {
   /// The plan (decider::plan), with the copies of a source held in copies read by node_keep_'s
   /// nodes when it is set.
   plan_type plan_by_nodes(int rank) {
-    const detail::replica_nodes_scope scope(node_keep_ ? std::span<const int>(node_keep_->node_index) : std::span<const int>{});
+    const std::span<const int> nodes = node_keep_ ? std::span<const int>(node_keep_->node_index) : std::span<const int>{};
+    nodes_hash_ = detail::hash_seed;
+    for (int k : nodes) nodes_hash_ = detail::hash_mix(nodes_hash_, static_cast<std::uint64_t>(k));
+    const detail::replica_nodes_scope scope(nodes);
     return decider::plan(from_, to_, rank, policy_, decision_);
   }
 
@@ -613,6 +608,7 @@ class Redistribution {
   index_t budget_ = 0;
   const runtime::Node* node_ = nullptr;
   std::shared_ptr<const runtime::Node> node_keep_;
+  std::uint64_t nodes_hash_ = 0;  ///< of the nodes the plan read copies by (plan_by_nodes), agreed on the first run
   plan_type plan_;
   runtime::Workspace workspace_;
   std::uint64_t id_ = detail::next_plan_id();
@@ -675,9 +671,10 @@ class PlanCache {
     const MPI_Comm c = static_cast<MPI_Comm>(comm);
     E* e = find<E>([&](const E& x) { return x.comm == c && x.r.matches(from, to, policy, opts); });
     if (e == nullptr) {
-      // A source in copies is read by nodes (collective the first time on comm, as b = a is).
+      // A source in copies is read by the communicator's nodes, known since the array was made
+      // (DistArrayBase learns them; no communication here: explain() builds plans too).
       std::shared_ptr<const runtime::Node> nodes;
-      if (comm.size() > 1 && detail::reads_copies(from)) nodes = runtime::node_of(c, opts.node_size);
+      if (comm.size() > 1 && reads_copies(from)) nodes = runtime::known_node(c, opts.node_size);
       return emplace<E>(c, from, to, comm.rank(), policy, opts, std::move(nodes)).r;
     }
     touch(e);

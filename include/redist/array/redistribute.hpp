@@ -210,9 +210,8 @@ void redistribute(const Src& src, Dst& dst, const options& opts) {
 
 /// The plan of src -> dst for this rank, built without communication; run it with
 /// plan.execute(src, dst) as often as needed. A source held in copies is read from a copy on the
-/// reader's node where there is one when the communicator's nodes are known already (an array made
-/// on it with shared memory, or a `b = a` of a source in copies, learnt them on every rank: see
-/// doc/placements.md); else from the copy at the reader's own coordinates.
+/// reader's node where there is one, by the nodes its array learnt when it was made (see
+/// doc/placements.md).
 template <DistributedArray Src, DistributedArray Dst, class S = schedule::automatic_t>
 Redistribution<typename detail::plan_layouts<Src, Dst>::from_type, typename detail::plan_layouts<Src, Dst>::to_type, S>
 make_plan(const Src& src, const Dst& dst, S policy = {}, const options& opts = default_options()) {

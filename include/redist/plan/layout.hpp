@@ -199,6 +199,14 @@ constexpr bool any_copies(const L& l) {
     return false;
   }
 }
+/// Whether a plan's source layout holds some dimension in copies among which its readers choose
+/// (an N-D layout, a section or a transposed one: any_copies; a bare 1-D mapping's copies are
+/// every rank's own).
+template <class L>
+constexpr bool reads_copies(const L& l) {
+  if constexpr (GridSource<L>) return any_copies(l);
+  else return (void)l, false;
+}
 /// Whether some dimension of l holds partial values (a 1-D mapping: whether it does; a section:
 /// its base, kept or dropped; a transposed layout: the layout it permutes).
 template <class L>
