@@ -41,9 +41,8 @@ int main(int argc, char* argv[]) {
   const auto grid = redist::Grid{rows, p / rows}.with_order(redist::column_major);
   redist::DistArray<double, BlockCyclic64> a(world, {m, n}, grid, {rows > 1 ? 1 : 0, 0},
                                              redist::Storage{redist::column_major, m + 4});
-  const auto e = a.local_extents();
-  for (index_t j = 0; j < e[1]; ++j)
-    for (index_t i = 0; i < e[0]; ++i) a.local()[a.local_offset({i, j})] = f(a.global_index({i, j}));
+  // Every local element with its global index, in storage order (the padding left out).
+  redist::for_each_local(a, [](const std::array<index_t, 2>& g, double& x) { x = f(g); });
 
   // Another block size on another grid shape: 100 x 100 blocks on p x 1.
   redist::DistArray<double, redist::Dist<redist::Cyclic<100>, redist::Cyclic<100>>> b(world, {m, n}, redist::Grid{p, 1});

@@ -66,6 +66,7 @@
 #include <redist/array/dist_array_base.hpp>
 #include <redist/array/dist_array.hpp>
 #include <redist/array/dist_view.hpp>
+#include <redist/array/local_elements.hpp>
 #include <redist/array/shared_buffer.hpp>
 #include <redist/array/section.hpp>
 #include <redist/array/message_table.hpp>

@@ -352,9 +352,9 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
     } catch (const std::exception& e) {
       error = e.what();
     }
-    const redist::detail::Parameter params[] = {{"element_size", element_size},
-                                                {"element_type", static_cast<std::uint64_t>(element_type)},
-                                                {"the number of dimensions", from != nullptr ? std::uint64_t(from->ndims) : 0}};
+    const redist::detail::Parameter params[] = {{"element_size", element_size, true},
+                                                {"element_type", static_cast<std::uint64_t>(element_type), true},
+                                                {"the number of dimensions", from != nullptr ? std::uint64_t(from->ndims) : 0, true}};
     redist::detail::agree(world, call, params, error);
     // redist's own communicator: its messages never meet the caller's.
     const boost::mpi::communicator c(comm, boost::mpi::comm_duplicate);

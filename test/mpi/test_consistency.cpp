@@ -42,6 +42,12 @@ TEST_CASE("A parameter that differs on one rank makes every rank throw", "[mpi][
   SECTION("n at construction") {
     REQUIRE(all_ok(world, throws_with([&] { DistArray<double, Block> a(world, odd_one ? 101 : 100); },
                                       "requires every rank to pass the same n")));
+    // The message names the first rank that differs from rank 0, and both values.
+    const std::string which = "rank 0 passed 100, rank " + std::to_string(world.size() - 1) + " passed 101)";
+    REQUIRE(all_ok(world, throws_with([&] { DistArray<double, Block> a(world, odd_one ? 101 : 100); }, which)));
+    const std::string both = "rank 0 passed {30, 20}, rank " + std::to_string(world.size() - 1) + " passed {30, 21})";
+    REQUIRE(all_ok(world, throws_with([&] { DistArray<double, Dist<Block, Block>> a(world, {30, odd_one ? 21 : 20}, Grid{world.size(), 1}); },
+                                      both)));
   }
   SECTION("the block size at construction") {
     REQUIRE(all_ok(world, throws_with([&] { DistArray<double, Cyclic<>> a(world, 100, Cyclic<>(odd_one ? 3 : 4)); },
@@ -62,6 +68,8 @@ TEST_CASE("A parameter that differs on one rank makes every rank throw", "[mpi][
     DistArray<double, Block> b(world, 100);
     std::fill(b.local().begin(), b.local().end(), -1.0);
     REQUIRE(all_ok(world, throws_with([&] { b = a; }, "requires every rank to pass the same source layout")));
+    // A layout is compared by its fingerprint: the message names the rank, not the values.
+    REQUIRE(all_ok(world, throws_with([&] { b = a; }, "rank " + std::to_string(world.size() - 1) + "'s differs from rank 0's")));
     bool unchanged = true;
     for (double v : b.local()) unchanged = unchanged && v == -1.0;
     REQUIRE(all_ok(world, unchanged));
@@ -77,7 +85,8 @@ TEST_CASE("A parameter that differs on one rank makes every rank throw", "[mpi][
                                   b = a;
                                 }
                               },
-                              "requires every rank to pass the same element size")));
+                              "requires every rank to pass the same element size (it differs between ranks: "
+                              "rank 0 passed 8, rank " + std::to_string(world.size() - 1) + " passed 4)")));
   }
   SECTION("the schedule policy at plan time") {
     DistArray<double, Cyclic<2>> a(world, 60);

@@ -26,7 +26,7 @@ using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
 using redist::test::fill_nd;
-using redist::test::for_each_local;
+using redist::test::for_each_local_index;
 using redist::test::make_dist;
 
 namespace {
@@ -136,7 +136,7 @@ bool case_2d(const mpi::communicator& world, std::mt19937_64& rng, std::string& 
          std::to_string(ka) + " beta " + std::to_string(kb);
   bool ok = true;
   auto lb = b.local();
-  for_each_local(b, [&](const auto& l) {
+  for_each_local_index(b, [&](const auto& l) {
     const auto g = b.global_index(l);
     T x = Op == 0 ? val<T>(g[0], g[1], 1) : val<T>(g[1], g[0], 1);
     if constexpr (Op == 2 && std::is_same_v<T, std::complex<double>>) x = std::conj(x);
@@ -195,7 +195,7 @@ TEST_CASE("b = conj_transpose(a) and updates over views and sections", "[mpi][ex
   DistView<C, D> b(memory.data(), world, {9, 6}, db, gb, {0, 0}, padded);
   auto untouched = [&] {
     std::size_t elements = 0, minus7 = 0;
-    for_each_local(b, [&](const auto&) { ++elements; });
+    for_each_local_index(b, [&](const auto&) { ++elements; });
     for (const C& x : memory) minus7 += x == C{-7, -7};
     return minus7 == memory.size() - elements;
   };

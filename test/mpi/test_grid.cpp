@@ -86,6 +86,58 @@ TEST_CASE("balanced_grid: every process, extents as even as they factor, non-inc
   CHECK(all_ok(world, a.coords().has_value()));
 }
 
+TEST_CASE("for_each_local visits every local element once, in storage order, with its global index",
+          "[mpi][grid][for_each_local]") {
+  mpi::communicator world;
+  const int p = world.size();
+  // Writes value_of(g) through for_each_local, checks it by the array's own index functions, and
+  // counts the visits: each local element once, and (without copies) every global element on one rank.
+  auto check = [&](auto& a, index_t global_elements) {
+    index_t visits = 0, out_of_order = 0;
+    std::ptrdiff_t last = -1;
+    const auto* base = a.local().data();
+    for_each_local(a, [&](const auto& g, double& x) {
+      ++visits;
+      if (&x - base < last) ++out_of_order;
+      last = &x - base;
+      x = value_of(g);
+    });
+    index_t local = 1;
+    for (index_t e : a.local_extents()) local *= e;
+    if (!a.coords()) local = 0;
+    bool ok = visits == local && out_of_order == 0 && holds_nd(a, value_of);
+    // A const array: read-only elements, the same indices.
+    const auto& c = a;
+    for_each_local(c, [&](const std::array<index_t, 2>& g, const double& x) { ok = ok && x == value_of(g); });
+    index_t all = 0;
+    boost::mpi::all_reduce(world, visits, all, std::plus<>());
+    return ok && (global_elements < 0 || all == global_elements);
+  };
+  const Grid g = p % 2 == 0 ? Grid{p / 2, 2} : Grid{p, 1};
+  DistArray<double, Dist<Block, Cyclic<>>> cm(world, {23, 17}, Dist{Block{}, Cyclic<>{3}}, g);
+  CHECK(all_ok(world, check(cm, 23 * 17)));
+  DistArray<double, Dist<Cyclic<>, Block>> rm(world, {9, 31}, Dist{Cyclic<>{2}, Block{}}, g, {0, 0}, Storage{row_major, 40});
+  CHECK(all_ok(world, check(rm, 9 * 31)));
+  DistArray<double, Dist<Block, Replicated>> rows(world, {13, 5}, g);  // copies: every rank visits its own
+  CHECK(all_ok(world, check(rows, -1)));
+  DistArray<double, Dist<Block, Block>> part(world, {7, 6}, Grid{1, 1}.with_first(p - 1));  // ranks outside hold nothing
+  CHECK(all_ok(world, check(part, 7 * 6)));
+  // A view over padded caller memory, column-major, leading dimension 11.
+  std::vector<double> memory(static_cast<std::size_t>(DistView<double, Dist<Block, Block>>::required_span_size(world, {10, 4}, g, {}, Storage{column_major, 11})), -1.0);
+  DistView<double, Dist<Block, Block>> v(memory, world, {10, 4}, g, {}, Storage{column_major, 11});
+  CHECK(all_ok(world, check(v, 10 * 4)));
+  // 1-D, by an index_t; 3-D, by a multi-index.
+  DistArray<double, Cyclic<3>> line(world, 100);
+  for_each_local(line, [](index_t i, double& x) { x = 2.0 * static_cast<double>(i); });
+  bool ok = true;
+  for (index_t l = 0; l < line.local_size(); ++l) ok = ok && line.local()[static_cast<std::size_t>(l)] == 2.0 * static_cast<double>(line.global_index(l));
+  CHECK(all_ok(world, ok));
+  DistArray<double, Dist<Block, Cyclic<>, Block>> cube(world, {5, 6, 7}, Dist{Block{}, Cyclic<>{2}, Block{}}, Grid{p, 1, 1},
+                                                        {0, 0, 0}, Storage{row_major, 0});
+  for_each_local(cube, [](const std::array<index_t, 3>& i, double& x) { x = value_of3(i); });
+  CHECK(all_ok(world, holds_nd(cube, value_of3)));
+}
+
 TEST_CASE("A repeated b = a reuses its plan", "[mpi][grid][plan]") {
   mpi::communicator world;
   using A = Dist<Cyclic<4>, Cyclic<4>>;

@@ -22,7 +22,7 @@ using namespace redist;
 namespace mpi = boost::mpi;
 using redist::test::all_ok;
 using redist::test::fill_nd;
-using redist::test::for_each_local;
+using redist::test::for_each_local_index;
 
 namespace {
 double value_of(const std::array<index_t, 2>& g) { return 0.5 + static_cast<double>(g[0]) * 1000.0 + static_cast<double>(g[1]); }
@@ -33,7 +33,7 @@ template <class B, class F>
 bool holds(const B& b, F&& expect) {
   bool ok = true;
   auto loc = b.local();
-  for_each_local(b, [&](const auto& l) { ok = ok && loc[b.local_offset(l)] == expect(b.global_index(l)); });
+  for_each_local_index(b, [&](const auto& l) { ok = ok && loc[b.local_offset(l)] == expect(b.global_index(l)); });
   return ok;
 }
 }  // namespace
@@ -116,7 +116,7 @@ TEST_CASE("Sections of views over padded caller storage write nothing outside th
   // Rows 3, 7, 11 and columns 1, 4, 7 of v hold src(0..2, 6..8); every other word of mem is untouched.
   std::vector<bool> written(mem.size(), false);
   bool ok = true;
-  for_each_local(v, [&](const auto& l) {
+  for_each_local_index(v, [&](const auto& l) {
     const auto gi = v.global_index(l);
     const auto at = static_cast<std::size_t>(v.local_offset(l));
     const bool in = gi[0] % 4 == 3 && gi[0] <= 11 && gi[1] % 3 == 1;

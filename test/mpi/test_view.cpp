@@ -34,7 +34,7 @@ constexpr double guard = -7.25;  // what the caller's padding holds, and must st
 template <class V>
 bool untouched_outside(const V& v, std::span<const double> mem) {
   std::vector<bool> element(mem.size(), false);
-  redist::test::for_each_local(v, [&](const auto& l) { element[static_cast<std::size_t>(v.local_offset(l))] = true; });
+  redist::test::for_each_local_index(v, [&](const auto& l) { element[static_cast<std::size_t>(v.local_offset(l))] = true; });
   for (std::size_t i = 0; i < mem.size(); ++i)
     if (!element[i] && mem[i] != guard) return false;
   return true;

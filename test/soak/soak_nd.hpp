@@ -228,7 +228,7 @@ struct Holder {
     bool ok = true;
     visit([&](auto& a) {
       auto loc = a.local();
-      redist::test::for_each_local(a, [&](const auto& l) {
+      redist::test::for_each_local_index(a, [&](const auto& l) {
         if (!ok) return;
         const Ext<R> g = a.global_index(l);
         const double w = want(g);

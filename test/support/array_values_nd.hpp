@@ -10,7 +10,7 @@ namespace redist::test {
 
 /// Calls f(local multi-index) for every local element of a (padding excluded).
 template <class A, class F>
-void for_each_local(const A& a, F&& f) {
+void for_each_local_index(const A& a, F&& f) {
   constexpr std::size_t N = A::rank();
   const auto e = a.local_extents();
   for (index_t x : e)
@@ -28,7 +28,7 @@ void for_each_local(const A& a, F&& f) {
 template <class A, class F>
 void fill_nd(A& a, F&& f) {
   auto loc = a.local();
-  for_each_local(a, [&](const auto& l) { loc[a.local_offset(l)] = f(a.global_index(l)); });
+  for_each_local_index(a, [&](const auto& l) { loc[a.local_offset(l)] = f(a.global_index(l)); });
 }
 
 /// Whether every local element equals f(its global multi-index) (this rank only; agree with all_ok).
@@ -36,7 +36,7 @@ template <class A, class F>
 bool holds_nd(const A& a, F&& f) {
   auto loc = a.local();
   bool ok = true;
-  for_each_local(a, [&](const auto& l) { ok = ok && loc[a.local_offset(l)] == f(a.global_index(l)); });
+  for_each_local_index(a, [&](const auto& l) { ok = ok && loc[a.local_offset(l)] == f(a.global_index(l)); });
   return ok;
 }
 

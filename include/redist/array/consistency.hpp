@@ -43,11 +43,40 @@ std::uint64_t policy_fingerprint(const Policy& policy) {
   return h;
 }
 
-/// One parameter of a collective call, named for the error message.
+/// One parameter of a collective call, named for the error message. `value` is what the ranks
+/// compare (the parameter itself or its hash); when it differs, the message names the lowest rank
+/// whose value differs from rank 0's and, where they mean something to the caller, both ranks'
+/// values: `value` itself (value_shown) or the numbers in `shown` (a hashed parameter's own numbers,
+/// such as the extents).
 struct Parameter {
   const char* name;
   std::uint64_t value;
+  bool value_shown = false;
+  std::span<const index_t> shown = {};
 };
+
+/// What rank `who` passed as parameter p (on the error path of agree: collective, two broadcasts),
+/// for the message: "rank 0 passed 100, rank 3 passed 101", or "rank 3's differs from rank 0's".
+inline std::string describe_difference(const boost::mpi::communicator& comm, const Parameter& p) {
+  std::uint64_t first = p.value;
+  MPI_Bcast(&first, 1, MPI_UINT64_T, 0, static_cast<MPI_Comm>(comm));
+  int mine = p.value != first ? comm.rank() : comm.size(), who = 0;
+  MPI_Allreduce(&mine, &who, 1, MPI_INT, MPI_MIN, static_cast<MPI_Comm>(comm));
+  if (who == comm.size()) return {};
+  std::string own;
+  if (p.value_shown) {
+    own = std::to_string(p.value);
+  } else if (!p.shown.empty()) {
+    for (index_t x : p.shown) own += (own.empty() ? "" : ", ") + std::to_string(x);
+    if (p.shown.size() > 1) own = "{" + own + "}";
+  }
+  std::string at0 = own, at_who = own;
+  boost::mpi::broadcast(comm, at0, 0);
+  boost::mpi::broadcast(comm, at_who, who);
+  if (at0.empty() || at_who.empty() || at0 == at_who)
+    return "rank " + std::to_string(who) + "'s differs from rank 0's";
+  return "rank 0 passed " + at0 + ", rank " + std::to_string(who) + " passed " + at_who;
+}
 
 /// Collective over comm, one all-reduce (two more only when some rank failed): every rank
 /// passes the same list of parameter names and, when its own local checks failed, the error.
@@ -90,9 +119,11 @@ inline void agree(const boost::mpi::communicator& comm, std::string_view call, s
     report_error(message + " (" + where + ")");
   }
   for (std::size_t i = 0; i < k; ++i)
-    if (all[i] != ~all[k + i])
+    if (all[i] != ~all[k + i]) {
+      const std::string which = describe_difference(comm, params[i]);  // collective: every rank finds i alike
       report_error(std::string(call) + " requires every rank to pass the same " + params[i].name +
-                   " (it differs between ranks)");
+                   " (it differs between ranks" + (which.empty() ? "" : ": " + which) + ")");
+    }
   for (std::size_t j = 0; j < m; ++j) mins[j] = ~all[2 * k + 1 + j];
 }
 

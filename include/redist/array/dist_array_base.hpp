@@ -419,7 +419,7 @@ class DistArrayBase {
       std::uint64_t shape = hash_seed;
       for (index_t e : extents) shape = hash_mix(shape, static_cast<std::uint64_t>(e));
       const Parameter params[] = {
-          {one_dimensional ? "n" : "extents", shape},
+          {one_dimensional ? "n" : "extents", shape, false, std::span<const index_t>(extents)},
           {one_dimensional ? "distribution" : "distribution, grid and offsets", m ? m->fingerprint() : 0}};
       agree(comm, call_name(), params, failure);
     } else if (failure) {

@@ -545,8 +545,8 @@ class Redistribution {
                               static_cast<std::uint64_t>(options_.node_aggregation)})
         opts_hash = detail::hash_mix(opts_hash, x);
       const detail::Parameter params[] = {
-          {"global size", static_cast<std::uint64_t>(from_.size())},
-          {"element size", sizeof(T)},
+          {"global size", static_cast<std::uint64_t>(from_.size()), true},
+          {"element size", sizeof(T), true},
           {"source layout", detail::layout_fingerprint(from_)},
           {"destination layout", detail::layout_fingerprint(to_)},
           {"schedule policy and its parameters", detail::policy_fingerprint(policy_)},
