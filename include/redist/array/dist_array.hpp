@@ -87,6 +87,12 @@ class DistArray : private detail::OwnedStorage<T>, public detail::DistArrayBase<
             Storage storage = {})
       : DistArray(comm, extents, D{}, grid, offsets, storage) {}
 
+  /// An N-D array given one number where its extents go: refused at compile time with a sentence
+  /// (instead of a list of every constructor that did not match).
+  template <class... Rest>
+    requires(!base::one_dimensional)
+  DistArray(Communicator, index_t, Rest&&...) : DistArray(detail::refuse_one_extent<Rest...>()) {}
+
   /// 1-D: n elements laid out by dist on every process of comm; grid, when given, is the rank-1
   /// grid of those processes (its extent must be G's, when G is static; a static extent of the
   /// argument alone stays a run-time value, since an argument cannot change the array's type).
@@ -133,6 +139,7 @@ class DistArray : private detail::OwnedStorage<T>, public detail::DistArrayBase<
   bool in_shared_memory() const noexcept { return this->storage_.segment() != nullptr; }
 
  private:
+  explicit DistArray(detail::one_extent_refused);  // never defined: named only by the refusal above
   friend struct detail::array_access;
 };
 

@@ -34,6 +34,17 @@
 namespace redist {
 
 namespace detail {
+/// What the constructors of DistArray and DistView that take one number for an N-D array's
+/// extents delegate to: refuse_one_extent's static_assert is the compiler's message.
+struct one_extent_refused {};
+template <class... Rest>
+constexpr one_extent_refused refuse_one_extent() {
+  static_assert(sizeof...(Rest) > 1000,
+                "redist::DistArray and redist::DistView of rank N > 1 take their extents as {e0, e1, ...}, one per "
+                "dimension (a braced list or a std::array<redist::index_t, N>), not one number");
+  return {};
+}
+
 /// The N-D distribution of an array declared with D: D itself, or Dist<D> for a 1-D D.
 template <class D>
 struct as_dist {

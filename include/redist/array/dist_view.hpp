@@ -80,6 +80,11 @@ class DistView : public detail::DistArrayBase<DistView<T, D, G, X>, T, D, G, X> 
            const coords_type& offsets = {}, Storage storage = {})
       : DistView(data, comm, extents, D{}, grid, offsets, storage) {}
 
+  /// An N-D view given one number where its extents go: refused at compile time with a sentence.
+  template <class... Rest>
+    requires(!base::one_dimensional)
+  DistView(detail::caller_memory<T>, Communicator, index_t, Rest&&...) : DistView(detail::refuse_one_extent<Rest...>()) {}
+
   /// 1-D: n elements laid out by dist on every process of comm.
   template <std::size_t P>
     requires base::one_dimensional
@@ -126,6 +131,7 @@ class DistView : public detail::DistArrayBase<DistView<T, D, G, X>, T, D, G, X> 
 
  private:
   friend struct detail::array_access;
+  explicit DistView(detail::one_extent_refused);  // never defined: named only by the refusal above
 
   void attach() {
     local_elems_ = this->local_size();
