@@ -226,7 +226,12 @@ TEST_CASE("Bad N-D arguments throw redist::error on every rank before data moves
   CHECK_THROWS_WITH((DistArray<double, D>(world, {8, 8}, Grid{world.size() + 1, 1})), Contains("requires the grid to fit the communicator"));
   CHECK_THROWS_WITH((DistArray<double, D>(world, {8, 8}, Grid{1, 1}, {1, 0})), Contains("offsets[0]"));
   CHECK_THROWS_WITH((DistArray<double, Dist<Block, Collapsed>>(world, {8, 8}, Grid{1, 2})),
-                    Contains("grid extent 1"));
+                    Contains("redist::Collapsed (HPF's '*': the dimension is not split) requires a grid extent of 1 along "
+                             "its dimension (got 2)"));
+  // Negative extents, named as the caller wrote them.
+  CHECK_THROWS_WITH((DistArray<double, D>(world, {8, -3}, Grid{1, 1})),
+                    Contains("redist::DistArray(comm, extents, grid) requires extents[1] to be >= 0 (got -3)"));
+  CHECK_THROWS_WITH((DistArray<double, Block>(world, -1)), Contains("redist::DistArray(comm, n, ...) requires n to be >= 0 (got -1)"));
   // Ranks that disagree on the extents.
   if (world.size() > 1)
     CHECK_THROWS_WITH((DistArray<double, D>(world, {8, world.rank() == 0 ? index_t{8} : index_t{9}}, Grid{1, 1})),

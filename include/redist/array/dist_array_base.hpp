@@ -358,6 +358,12 @@ class DistArrayBase {
                        std::to_string(grid.size()) + " from rank " + std::to_string(grid.first()) +
                        ", communicator of " + std::to_string(comm.size()) + "); declare a Dist<D> array for a grid on some of them");
       }
+      for (std::size_t d = 0; d < rank(); ++d)
+        if (extents[d] < 0)
+          report_error(name + "(" + Derived::memory_argument +
+                       (one_dimensional ? std::string("comm, n, ...) requires n")
+                                        : "comm, extents, grid) requires extents[" + std::to_string(d) + "]") +
+                       " to be >= 0 (got " + std::to_string(extents[d]) + ")");
       std::optional<mapping_type> m;
       m.emplace(dist, extents, grid, offsets, storage, comm.size());
       const auto e = m->local_extents(comm.rank());

@@ -1,6 +1,8 @@
 /// @file Defines Collapsed, HPF's `*`: a dimension that is not distributed (its grid extent is 1).
 #pragma once
 
+#include <string>
+
 #include <redist/dist/distribution.hpp>
 
 namespace redist {
@@ -18,8 +20,8 @@ class Collapsed {
    public:
     constexpr mapping(Collapsed, index_t n, int nprocs) : n_{n} {
       REDIST_EXPECTS(n >= 0, "redist::Collapsed::mapping(n, P) requires n to be >= 0");
-      REDIST_EXPECTS(nprocs == 1,
-                     "redist::Collapsed::mapping(n, P) requires P to be 1: a Collapsed dimension needs grid extent 1");
+      REDIST_EXPECTS(nprocs == 1, "redist::Collapsed (HPF's '*': the dimension is not split) requires a grid extent of 1 "
+                                  "along its dimension (got " + std::to_string(nprocs) + "); use Replicated for a copy on each process of a longer one");
     }
     constexpr index_t size() const noexcept { return n_; }
     constexpr int nprocs() const noexcept { return 1; }
