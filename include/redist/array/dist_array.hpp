@@ -90,7 +90,7 @@ class DistArray : private detail::OwnedStorage<T>, public detail::DistArrayBase<
   /// An N-D array given one number where its extents go: refused at compile time with a sentence
   /// (instead of a list of every constructor that did not match).
   template <class... Rest>
-    requires(!base::one_dimensional)
+    requires(!base::one_dimensional && (base::rank() > 1))
   DistArray(Communicator, index_t, Rest&&...) : DistArray(detail::refuse_one_extent<Rest...>()) {}
 
   /// 1-D: n elements laid out by dist on every process of comm; grid, when given, is the rank-1

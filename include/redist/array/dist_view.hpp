@@ -82,7 +82,7 @@ class DistView : public detail::DistArrayBase<DistView<T, D, G, X>, T, D, G, X> 
 
   /// An N-D view given one number where its extents go: refused at compile time with a sentence.
   template <class... Rest>
-    requires(!base::one_dimensional)
+    requires(!base::one_dimensional && (base::rank() > 1))
   DistView(detail::caller_memory<T>, Communicator, index_t, Rest&&...) : DistView(detail::refuse_one_extent<Rest...>()) {}
 
   /// 1-D: n elements laid out by dist on every process of comm.
