@@ -561,7 +561,6 @@ class Redistribution {
     checked_ = true;
   }
 
-  /// Allocates the workspace `need` (elements of T), or says why this rank cannot.
   /// The plan (decider::plan), with the copies of a source held in copies read by node_keep_'s
   /// nodes when it is set.
   plan_type plan_by_nodes(int rank) {
@@ -572,6 +571,7 @@ class Redistribution {
     return decider::plan(from_, to_, rank, policy_, decision_);
   }
 
+  /// Allocates the workspace `need` (elements of T), or says why this rank cannot.
   template <class T>
   std::optional<std::string> reserve_workspace(const WorkspaceNeed& need, int rank) {
     const index_t elements = need.total();

@@ -222,8 +222,10 @@ make_plan(const Src& src, const Dst& dst, S policy = {}, const options& opts = d
   detail::check_compatible(src, dst, "make_plan");
   using L = detail::plan_layouts<Src, Dst>;
   const auto& c = src.comm();
-  return {L::of(src), L::of(dst), c.rank(), policy, opts,
-          c.size() > 1 ? runtime::known_node(static_cast<MPI_Comm>(c), opts.node_size) : nullptr};
+  const auto from = L::of(src);
+  return {from, L::of(dst), c.rank(), policy, opts,
+          c.size() > 1 && detail::reads_copies(from) ? runtime::known_node(static_cast<MPI_Comm>(c), opts.node_size)
+                                                     : nullptr};
 }
 
 }  // namespace redist

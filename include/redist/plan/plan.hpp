@@ -632,9 +632,10 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
 
   // A source held in copies along some dimensions (Replicated): receiver r reads the copy of rank
   // s only when s serves r (detail::serves: r's own copy when it holds one, else one on r's node
-  // first), so that each element arrives once. A destination of partial values (Partial): only the ranks that receive (process
-  // 0 of those dimensions) get the elements. Sender and receiver decide it alike. (A source of
-  // partial values needs nothing here: every holder sends, and the receiver folds.)
+  // first), so that each element arrives once. A destination of partial values (Partial): only
+  // the ranks that receive (process 0 of those dimensions) get the elements. Sender and receiver
+  // decide it alike. (A source of partial values needs nothing here: every holder sends, and the
+  // receiver folds.)
   const bool replicas = any_copies(from), partial_to = any_partial(to);
   auto reads = [&](int s, int r) { return (!replicas || serves(from, s, r)) && (!partial_to || receives(to, r)); };
 
