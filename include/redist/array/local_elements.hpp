@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <numeric>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <redist/config.hpp>
