@@ -195,6 +195,7 @@ double value_2d(const std::array<index_t, 2>& g) { return 0.25 + static_cast<dou
 /// One of the wires of packed messages (plan.hpp's wire_name), as the decision timed them.
 bool packed_wire(const std::string& t) {
   return t == "messages" || t == "persistent" || t == "alltoallv" || t == "neighbor_alltoallv" || t == "allgatherv" ||
+         t == "allgatherv_nonblocking" ||
          t == "node_aggregated";
 }
 

@@ -155,13 +155,15 @@ namespace {
 /// src -> dst by plan on `wire` in ws, dst set to the fold's identity first: run (the blocking
 /// collective) or started, tested and waited for (the nonblocking one).
 template <class P, class T, class Op>
-void fold_on(const P& plan, Wire wire, bool started, const mpi::communicator& world, std::span<const T> src,
-             std::span<T> dst, runtime::Workspace& ws, Op) {
+void fold_on(const P& plan, Wire wire, bool started, bool nonblocking, const mpi::communicator& world,
+             std::span<const T> src, std::span<T> dst, runtime::Workspace& ws, Op) {
   std::fill(dst.begin(), dst.end(), fold_identity<Op, T>::value());
   ws.exchange.wire = wire;
   const runtime::fold_op<Op> store{};
   if (!started) {
+    ws.exchange.nonblocking = nonblocking;  // the nonblocking reduction waited for at once
     runtime::execute(plan, world, src, dst, ws, runtime::max_chunk_bytes, store);
+    ws.exchange.nonblocking = false;
     return;
   }
   auto parts = boost::hana::make_tuple(runtime::part(plan, src, dst, ws, store));
@@ -172,10 +174,11 @@ void fold_on(const P& plan, Wire wire, bool started, const mpi::communicator& wo
 }
 
 /// a -> b forced on the reduction wire the pair's pattern is (`expect`, on every rank from 2 ranks
-/// on; none at 1, or where `expect` is point_to_point), four times in one workspace (the group made
-/// once), run and started in turn; check() after each. Then the same by b = a, three times: the
-/// decision times the messages against that wire on the second run and names both (nothing timed
-/// where there is no reduction).
+/// on; none at 1, or where `expect` is point_to_point), six times in one workspace (the group made
+/// once), run (blocking, and nonblocking waited for at once) and started in turn; check() after
+/// each. Then the same by b = a, three times: the decision times the messages against that wire,
+/// blocking and nonblocking, on the second run and names what it chose (nothing timed where there
+/// is no reduction).
 template <class A, class B, class Op, class Check>
 void reduce_both_ways(A& a, B& b, Wire expect, Op op, Check&& check) {
   const mpi::communicator& world = a.comm();
@@ -189,8 +192,8 @@ void reduce_both_ways(A& a, B& b, Wire expect, Op op, Check&& check) {
   if (reduction) {
     REQUIRE(runtime::detail::make_reduce_group(plan, static_cast<MPI_Comm>(world), ws.exchange.wire_resources, expect));
     CHECK(ws.exchange.wire_resources.members.size() == static_cast<std::size_t>(plan.stages.front().sends.size() + 1));
-    for (int run = 0; run < 4; ++run) {
-      fold_on(plan, expect, run % 2 == 1, world, std::span<const T>(a.local()), b.local(), ws, op);
+    for (int run = 0; run < 6; ++run) {
+      fold_on(plan, expect, run % 2 == 1, run % 4 == 2, world, std::span<const T>(a.local()), b.local(), ws, op);
       INFO("wire " << wire_name(expect, false) << ", run " << run);
       REQUIRE(all_ok(world, check()));
       CHECK(ws.exchange.messages_received == plan.stages.front().recvs.size());
@@ -201,12 +204,13 @@ void reduce_both_ways(A& a, B& b, Wire expect, Op op, Check&& check) {
     REQUIRE(all_ok(world, check()));
   }
   const Explanation e = explain(a, b);
-  bool timed = false;
-  for (const TransportTiming& t : e.transports) timed = timed || t.wire == expect;
-  CHECK(all_ok(world, timed == reduction));
+  int timed = 0;  // the wire blocking (1) and nonblocking (2)
+  for (const TransportTiming& t : e.transports)
+    if (t.wire == expect) timed += t.nonblocking ? 2 : 1;
+  CHECK(all_ok(world, timed == (reduction ? 3 : 0)));
   CHECK(all_ok(world, reduction || e.transports.empty()));
   CHECK(all_ok(world, world.size() == 1 || e.transport == "messages" || e.transport.starts_with("shared_memory") ||
-                          e.transport == wire_name(expect, false)));
+                          e.transport == wire_name(expect, false) || e.transport == wire_name(expect, false, true)));
 }
 }  // namespace
 

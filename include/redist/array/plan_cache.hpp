@@ -269,6 +269,7 @@ class Redistribution {
           if (t.median > 0 && (best == nullptr || t.median < best->median)) best = &t;
         if (best != nullptr) {
           workspace_.exchange.wire = best->wire;
+          workspace_.exchange.nonblocking = best->nonblocking;
           update_node_ = best->node;
         }
       }
@@ -293,7 +294,8 @@ class Redistribution {
     const bool first = local_first && (reduction || on_node_ || !plan_.stages[0].cycles);
     workspace_.local_assigns = first;
     if (!first) before();
-    // Blocking, as b = a's runs and the decision's timings (a reduction wire: the blocking collective).
+    // Waited for at once, as b = a's runs and the decision's timings (a reduction wire: the blocking
+    // collective, or the nonblocking one and its wait where the decision timed that faster).
     runtime::run(parts, workspace_.exchange, c, node_, options_.max_message_bytes, runtime::message_tag);
     workspace_.local_assigns = false;
     workspace_.exchange.wire = kept;
@@ -353,7 +355,7 @@ class Redistribution {
       e.bytes = workspace_.exchange.bytes_sent;
     }
     e.stages = plan_.stages.size();
-    const std::string wire = wire_name(workspace_.exchange.wire, workspace_.typed);
+    const std::string wire = wire_name(workspace_.exchange.wire, workspace_.typed, workspace_.exchange.nonblocking);
     if (on != nullptr) e.transport = on->whole() ? "shared_memory" : "shared_memory+" + wire;
     else e.transport = wire;
     if (on != nullptr && on->whole()) e.steps = 0;
@@ -489,6 +491,7 @@ class Redistribution {
         });
     workspace_.typed = decision_.datatypes;
     workspace_.exchange.wire = decision_.wire;
+    workspace_.exchange.nonblocking = decision_.nonblocking;
     // The graph of a neighbourhood collective timed but not chosen is freed (every rank alike:
     // the medians are agreed), as are persistent requests.
     if (decision_.wire != Wire::neighbor) workspace_.exchange.wire_resources.release_graph();
@@ -500,6 +503,7 @@ class Redistribution {
       workspace_ = runtime::Workspace{};
       workspace_.typed = timed_typed;
       workspace_.exchange.wire = decision_.wire;
+      workspace_.exchange.nonblocking = decision_.nonblocking;
       workspace_.exchange.collective_rounds = rounds;
       workspace_.exchange.nodes = node_keep_;
       checked_ = false;

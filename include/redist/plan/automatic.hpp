@@ -158,6 +158,8 @@ struct Decision {
   bool datatypes = false;
   /// How they are posted (timed on the plan's second run; point to point until then).
   Wire wire = Wire::point_to_point;
+  /// A collective wire posted nonblocking and waited for at once (timed faster than the blocking one).
+  bool nonblocking = false;
   /// The transports timed on the plan's second run, with their medians; empty when none was.
   std::vector<TransportTiming> transports;
   /// The candidate schedules timed when the plan ran again (each with its model prediction and
@@ -287,6 +289,7 @@ class Decider {
       if (best != nullptr) {
         d.datatypes = best->datatypes;
         d.wire = best->wire;
+        d.nonblocking = best->nonblocking;
       }
     }
     return changed;

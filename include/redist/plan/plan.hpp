@@ -244,7 +244,10 @@ enum class NodeAggregation : unsigned char { timed, always, never };
 
 /// The wire's name in explain's transport ("messages", "persistent", "alltoallv", "neighbor_alltoallv",
 /// "allgatherv", "node_aggregated"; with derived datatypes "datatypes", "persistent_datatypes", "alltoallw", "neighbor_alltoallw").
-inline std::string wire_name(Wire w, bool datatypes) {
+inline std::string wire_name(Wire w, bool datatypes, bool nonblocking = false) {
+  // Only a collective has a nonblocking form to choose.
+  if (nonblocking && w != Wire::point_to_point && w != Wire::persistent && w != Wire::node_aggregated)
+    return wire_name(w, datatypes) + "_nonblocking";
   switch (w) {
     case Wire::persistent: return datatypes ? "persistent_datatypes" : "persistent";
     case Wire::alltoallv: return datatypes ? "alltoallw" : "alltoallv";
@@ -264,7 +267,9 @@ struct TransportTiming {
   bool datatypes = false;
   double median = 0;
   bool node = false;  ///< the messages with node peers' pieces copied from shared memory (a partial source's timing)
-  std::string name() const { return node ? "shared_memory" : wire_name(wire, datatypes); }
+  /// A collective wire posted nonblocking and waited for at once (ExchangeState::nonblocking).
+  bool nonblocking = false;
+  std::string name() const { return node ? "shared_memory" : wire_name(wire, datatypes, nonblocking); }
 };
 
 /// The plan of a 1-D redistribution.

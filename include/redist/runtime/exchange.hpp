@@ -357,6 +357,11 @@ struct ExchangeState {
   /// collective wire then calls the blocking collective (MPI_Alltoallv ...), which MPI libraries
   /// complete in fewer steps than the nonblocking one and its wait.
   bool blocking = false;
+  /// A collective wire is posted nonblocking even by runtime::run (start, then wait at once): set
+  /// by the decision where it timed MPI's nonblocking collective and its wait faster than the
+  /// blocking one (Open MPI's libnbc schedule against its tuned one, which wins depends on the
+  /// machine and the pattern).
+  bool nonblocking = false;
   std::size_t collective_recv_offset = 0;  ///< where a collective's receives start in the scratch
   /// Wire::node_aggregated: the parent's nodes (set by the caller of a run, the same partition on
   /// every rank; null: none known, the wire runs point to point), and whether this run aggregates.
@@ -1055,7 +1060,7 @@ class Runner {
     }
     s_.in_flight = true;
     s_.node = node;
-    s_.blocking = blocking;
+    s_.blocking = blocking && !s_.nonblocking;
     s_.stage = 0;
     s_.posted = false;
     s_.messages_sent = s_.messages_received = s_.bytes_sent = 0;

@@ -158,8 +158,10 @@ inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 ///    in one MPI_Ialltoallv and in one MPI_Ineighbor_alltoallv (has_neighbor_collectives);
 ///  - from typed_min_bytes on: point to point and one MPI_Ialltoallv(w), packed and as datatypes
 ///    (not when some message is longer than chunk_bytes: one datatype per message);
-///  - at any size, one MPI_Iallgatherv per group when every rank's plan gathers within groups
-///    (make_gather_group: into Replicated) and no rank copies from node peers.
+///  - at any size, one MPI_Allgatherv per group when every rank's plan gathers within groups
+///    (make_gather_group: into Replicated) and no rank copies from node peers; and the same
+///    nonblocking (MPI_Iallgatherv, waited for at once: ExchangeState::nonblocking).
+/// Each run waits at once (runtime::run: the blocking collective, but for that candidate).
 ///  - on nodes (`node`, the partition of comm; `source`, src's part of a node window, when it is
 ///    in one): the runs take the node path, as b = a does, and below typed_min_bytes, when comm
 ///    spans several nodes and one of them holds several ranks, Wire::node_aggregated too (one
@@ -181,6 +183,7 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
                                              NodeAggregation aggregation = NodeAggregation::timed) {
   ws.typed = false;
   ws.exchange.wire = Wire::point_to_point;
+  ws.exchange.nonblocking = false;
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
   std::uint64_t bytes = 0, longest = 0, total = 0;
   bool one_per_peer = true;
@@ -245,10 +248,12 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
       if (has_neighbor_collectives) cands.push_back({Wire::neighbor, false, 0});
     }
     if (gather) cands.push_back({Wire::allgatherv, false, 0});
+    if (gather) cands.push_back({Wire::allgatherv, false, 0, false, true});
     if (aggregates) cands.push_back({Wire::node_aggregated, false, 0});
   } else {
     if (collectives) cands.push_back({Wire::alltoallv, false, 0});
     if (gather) cands.push_back({Wire::allgatherv, false, 0});
+    if (gather) cands.push_back({Wire::allgatherv, false, 0, false, true});
     if (all[1] == 0) {
       cands.push_back({Wire::point_to_point, true, 0});
       if (collectives) cands.push_back({Wire::alltoallv, true, 0});
@@ -272,11 +277,13 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   time_rounds(std::span<const std::size_t>(which), comm, reps, tune_min_seconds, samples, [&](std::size_t i) {
     ws.typed = cands[i].datatypes;
     ws.exchange.wire = cands[i].wire;
+    ws.exchange.nonblocking = cands[i].nonblocking;
     execute(plan, comm, src, dst, ws, chunk_bytes, assign_op{}, source, node);
   });
   for (std::size_t i = 0; i < cands.size(); ++i) cands[i].median = median_of(samples[i]);
   ws.typed = false;
   ws.exchange.wire = Wire::point_to_point;
+  ws.exchange.nonblocking = false;
   return cands;
 }
 
@@ -293,9 +300,10 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
 /// element): then the runs by messages and node copies assign their local copy
 /// (Workspace::local_assigns) and the reduction assigns its result to the local copy's places, as
 /// run_update runs them, and nothing is written first. Interleaved
-/// rounds as time_transports. Returns the candidates with their medians (empty when the wire does
-/// not apply or reps <= 0); ws's wire is point to point afterwards, and dst holds the last run's
-/// values.
+/// rounds as time_transports. The reduction is timed blocking and nonblocking (MPI_Iallreduce or
+/// MPI_Ireduce_scatter waited for at once: ExchangeState::nonblocking). Returns the candidates with
+/// their medians (empty when the wire does not apply or reps <= 0); ws's wire is point to point
+/// and blocking afterwards, and dst holds the last run's values.
 template <class R, class T, class Store, class Reset>
 std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
                                             std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
@@ -303,6 +311,7 @@ std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boos
                                             const SharedSegment* source = nullptr, const Node* node = nullptr,
                                             bool node_candidate = false, bool local_first = false) {
   ws.exchange.wire = Wire::point_to_point;
+  ws.exchange.nonblocking = false;
   if (reps <= 0 || comm.size() < 2) return {};
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
   // 0: the allreduce, 1: the reduce-scatter this rank's part would be, 2: neither; the least.
@@ -324,15 +333,19 @@ std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boos
   if (!detail::make_reduce_group(plan, c, ws.exchange.wire_resources, wire)) return {};
   // With a node: its copies from shared memory too (the node path is not always the faster one
   // for a fold: the messages' unpack reads the pieces while they are in cache).
-  std::vector<TransportTiming> cands{{Wire::point_to_point, false, 0}, {wire, false, 0}};
+  // The reduction blocking, and nonblocking with its wait at once (which MPI completes faster
+  // depends on the library, the machine and the size: Open MPI 4.1's libnbc schedule beat its
+  // tuned blocking all-reduce on one node of 4 ranks, 2 cores).
+  std::vector<TransportTiming> cands{{Wire::point_to_point, false, 0}, {wire, false, 0}, {wire, false, 0, false, true}};
   if (node_candidate) cands.push_back({Wire::point_to_point, false, 0, true});
   ws.exchange.collective_rounds = 1;
-  const std::size_t which[] = {0, 1, 2};
+  const std::size_t which[] = {0, 1, 2, 3};
   std::vector<std::vector<double>> samples(cands.size());
   time_rounds(
       std::span<const std::size_t>(which, cands.size()), comm, reps, tune_min_seconds, samples,
       [&](std::size_t i) {
         ws.exchange.wire = cands[i].wire;
+        ws.exchange.nonblocking = cands[i].nonblocking;
         const bool shared = cands[i].node;  // node peers' pieces copied from shared memory (where the node agrees)
         ws.local_assigns = local_first;
         execute(plan, comm, src, dst, ws, max_chunk_bytes, store, shared ? source : nullptr, shared ? node : nullptr);
@@ -343,6 +356,7 @@ std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boos
       });
   for (std::size_t i = 0; i < cands.size(); ++i) cands[i].median = median_of(samples[i]);
   ws.exchange.wire = Wire::point_to_point;
+  ws.exchange.nonblocking = false;
   return cands;
 }
 
