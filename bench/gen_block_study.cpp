@@ -17,7 +17,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
@@ -26,6 +25,7 @@
 #include <redist/index/gen_block.hpp>
 #include <redist/schedule/gen_block.hpp>
 
+#include "cli.hpp"
 #include "gen_block_dc.hpp"
 
 using namespace redist;
@@ -104,24 +104,13 @@ int main(int argc, char** argv) {
   double lmr = schedule::default_lmr_ratio;
   unsigned long seed = 2005;
   std::string csv_path;
-  for (int i = 1; i < argc; ++i) {
-    auto next = [&] {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "gen_block_study: %s needs a value\n", argv[i]);
-        std::exit(2);
-      }
-      return std::string(argv[++i]);
-    };
-    if (!std::strcmp(argv[i], "--cases")) cases = std::stol(next());
-    else if (!std::strcmp(argv[i], "--n")) n = std::stoll(next());
-    else if (!std::strcmp(argv[i], "--lmr")) lmr = std::stod(next());
-    else if (!std::strcmp(argv[i], "--seed")) seed = std::stoul(next());
-    else if (!std::strcmp(argv[i], "--csv")) csv_path = next();
-    else {
-      std::fprintf(stderr, "usage: gen_block_study [--cases N] [--n N] [--lmr R] [--seed S] [--csv FILE]\n");
-      return 2;
-    }
-  }
+  bench::cli::Parser("gen_block_study")
+      .integer("--cases N", "random GEN_BLOCK pairs per kind and P", cases, 1L)
+      .integer("--n N", "elements of each pair (at least one a part at P = 24)", n, index_t{24})
+      .real("--lmr R", "local messages cost size / R under LMR", lmr)
+      .integer("--seed S", "seed of the random cases", seed)
+      .text("--csv FILE", "also write one row per (kind, P) to FILE", csv_path)
+      .parse_or_exit(argc, argv);
   const auto t0 = std::chrono::steady_clock::now();
   std::mt19937_64 rng(seed);
   const schedule::MessageCost plain{}, local_cheap{lmr};

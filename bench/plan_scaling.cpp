@@ -28,6 +28,8 @@
 #include <redist/plan/gen_block.hpp>
 #include <redist/plan/plan.hpp>
 
+#include "cli.hpp"
+
 using redist::index_t;
 using namespace redist;
 
@@ -200,20 +202,14 @@ int main(int argc, char* argv[]) {
   std::string csv;
   bool procs = false;
   int max_procs = 65536;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--procs") procs = true;
-    else if (a == "--max-procs" && i + 1 < argc) max_procs = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--small" && i + 1 < argc) small = std::atoll(argv[++i]);
-    else if (a == "--large" && i + 1 < argc) large = std::atoll(argv[++i]);
-    else if (a == "--csv" && i + 1 < argc) csv = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: plan-scaling [--reps R] [--small N] [--large N] [--csv FILE]\n"
-                           "       plan-scaling --procs [--max-procs P] [--csv FILE]\n");
-      return 2;
-    }
-  }
+  bench::cli::Parser("plan-scaling", "[--reps R] [--small N] [--large N] [--csv FILE] | --procs [--max-procs P] [--csv FILE]")
+      .integer("--reps R", "timed plans of each case and size", reps, 1)
+      .integer("--small N", "elements of the small size", small, index_t{1})
+      .integer("--large N", "elements of the large size", large, index_t{1})
+      .flag("--procs", "time one rank's plan against P instead, P = 64, 1024, 16384, 65536 up to --max-procs", procs)
+      .integer("--max-procs P", "the largest P of --procs", max_procs, 1)
+      .text("--csv FILE", "write the rows to FILE (default: standard output)", csv)
+      .parse_or_exit(argc, argv);
   const int p = 4;
   auto side = [](index_t n) {  // the extent of a 2-D case with about n elements
     index_t e = 1;

@@ -18,6 +18,7 @@
 #include <redist/runtime/pack.hpp>
 
 #include "best_time.hpp"
+#include "cli.hpp"
 
 using namespace redist;
 
@@ -48,20 +49,11 @@ bool measure(index_t n, index_t nprocs) {
 
 int main(int argc, char** argv) {
   index_t n = index_t{1} << 24, nprocs = 4;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--n" && i + 1 < argc) n = std::atoll(argv[++i]);
-    else if (arg == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (arg == "--procs" && i + 1 < argc) nprocs = std::atoll(argv[++i]);
-    else {
-      std::fprintf(stderr, "usage: static-length-bench [--n N] [--procs P] [--reps R]\n");
-      return 2;
-    }
-  }
-  if (n < 1 || nprocs < 1 || reps < 1) {
-    std::fprintf(stderr, "static-length-bench: --n, --procs and --reps need numbers >= 1\n");
-    return 2;
-  }
+  bench::cli::Parser("static-length-bench")
+      .integer("--n N", "elements per run", n, index_t{1})
+      .integer("--procs P", "ranks of the CYCLIC(k) source (pieces stride k·P apart)", nprocs, index_t{1})
+      .integer("--reps R", "runs, the best of which is kept", reps, 1)
+      .parse_or_exit(argc, argv);
   std::printf("k,dispatched_ms,fixed_ms,memcpy_ms\n");
   bool ok = true;
   [&]<index_t... K>(std::integer_sequence<index_t, K...>) { ((ok = measure<K>(n, nprocs) && ok), ...); }(

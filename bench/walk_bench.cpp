@@ -25,6 +25,7 @@
 #include <redist/runtime/pack.hpp>
 
 #include "best_time.hpp"
+#include "cli.hpp"
 
 using namespace redist;
 
@@ -185,16 +186,11 @@ void row(const std::string& name, index_t n, index_t b, index_t c) {
 
 int main(int argc, char** argv) {
   index_t m = 8192, n = index_t{1} << 24;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--matrix") m = std::atoll(argv[i + 1]);
-    else if (a == "--n") n = std::atoll(argv[i + 1]);
-    else if (a == "--reps") reps = std::atoi(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "usage: walk-bench [--matrix M] [--n N] [--reps R]\n");
-      return 2;
-    }
-  }
+  bench::cli::Parser("walk-bench")
+      .integer("--matrix M", "extent of the 2-D cases, M x M", m, index_t{1})
+      .integer("--n N", "elements of the 1 x n row cases", n, index_t{1})
+      .integer("--reps R", "runs, the best of which is kept", reps, 1)
+      .parse_or_exit(argc, argv);
   std::printf(
       "case,pack_walk_ms,pack_runs_ms,one_walk_ms,one_runs_ms,unpack_walk_ms,unpack_runs_ms,pack_baseline_ms,unpack_baseline_ms,"
       "local_sections_ms,local_baseline_ms,memcpy_ms\n");
