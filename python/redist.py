@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Error", "Layout", "Plan", "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum",
+__all__ = ["Error", "Layout", "Plan", "version", "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum",
            "ROW_MAJOR", "COLUMN_MAJOR"]
 
 BLOCK, CYCLIC, GEN_BLOCK, COLLAPSED, REPLICATED, PARTIAL_SUM = 0, 1, 2, 3, 4, 5
@@ -59,12 +59,14 @@ def _lib():
         lib.redist_layout_local_size_f.argtypes = [vp, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
         lib.redist_layout_local_shape_f.argtypes = [vp, ctypes.c_int, ctypes.POINTER(ctypes.c_int64),
                                                     ctypes.POINTER(ctypes.c_int64)]
+        lib.redist_layout_global_indices_f.argtypes = [vp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
         lib.redist_layout_free.argtypes = [ctypes.POINTER(vp)]
         lib.redist_plan_create_f.argtypes = [vp, vp, ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(vp)]
         lib.redist_plan_create_typed_f.argtypes = [vp, vp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(vp)]
         lib.redist_plan_execute.argtypes = [vp, vp, vp]
         lib.redist_plan_free.argtypes = [ctypes.POINTER(vp)]
         lib.redist_error_message.restype = ctypes.c_char_p
+        lib.redist_version.restype = ctypes.c_char_p
         _handle = lib
     return _handle
 
@@ -72,6 +74,11 @@ def _lib():
 def _check(code):
     if code != 0:
         raise Error(_lib().redist_error_message().decode())
+
+
+def version():
+    """The version of the redist library loaded, "MAJOR.MINOR.PATCH"."""
+    return _lib().redist_version().decode()
 
 
 # One dimension: (kind, extent, block, sizes, nprocs, offset).
@@ -169,6 +176,18 @@ class Layout:
     def local_shape(self, comm):
         """This rank's local extents, one per dimension (all 0 outside the grid)."""
         return self._local_shape(comm)[0]
+
+    def global_indices(self, comm):
+        """The global indices this rank holds, one NumPy int64 array per dimension: element
+        [i0, i1, ...] of its local array is the global element (g[0][i0], g[1][i1], ...). Empty
+        arrays outside the grid."""
+        out = []
+        for dim, n in enumerate(self.local_shape(comm)):
+            g = np.empty(n, dtype=np.int64)
+            _check(_lib().redist_layout_global_indices_f(self._ptr, comm.py2f(), dim,
+                                                          g.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))))
+            out.append(g)
+        return tuple(out)
 
     def _local_shape(self, comm):
         # (extents, strides in elements) of this rank's part, as stored (storage order, leading dimension).

@@ -23,6 +23,13 @@ extern "C" {
 #define REDIST_C_API
 #endif
 
+/* The version of this header; redist_version() gives the library's (they differ when a program
+ * built against one header runs with another library). */
+#define REDIST_VERSION_MAJOR 0
+#define REDIST_VERSION_MINOR 1
+#define REDIST_VERSION_PATCH 0
+#define REDIST_VERSION "0.1.0"
+
 enum { REDIST_SUCCESS = 0, REDIST_ERROR = 1 };
 
 /* The distribution of one dimension. */
@@ -96,6 +103,12 @@ REDIST_C_API int redist_layout_local_size(redist_layout layout, MPI_Comm comm, i
  * applied). Either pointer may be NULL. Not collective. */
 REDIST_C_API int redist_layout_local_shape(redist_layout layout, MPI_Comm comm, int64_t* extents, int64_t* strides);
 
+/* The global indices this rank of comm holds along dimension dim (0 to ndims - 1): writes its
+ * local extent along dim (redist_layout_local_shape's extents[dim]) values, indices[l] the global
+ * index of local index l. In a REPLICATED or PARTIAL_SUM dimension, 0 to extent - 1. Nothing is
+ * written outside the grid (the local extent is 0). Not collective. */
+REDIST_C_API int redist_layout_global_indices(redist_layout layout, MPI_Comm comm, int dim, int64_t* indices);
+
 /* Frees a layout and sets *layout to NULL (a plan keeps what it needs). NULL is allowed. */
 REDIST_C_API int redist_layout_free(redist_layout* layout);
 
@@ -119,11 +132,12 @@ REDIST_C_API int redist_plan_execute(redist_plan plan, const void* src, void* ds
 /* Frees a plan and sets *plan to NULL. NULL is allowed. Not collective. */
 REDIST_C_API int redist_plan_free(redist_plan* plan);
 
-/* redist_layout_local_size, _local_shape, redist_plan_create and _typed with the communicator's Fortran handle
+/* redist_layout_local_size, _local_shape, _global_indices, redist_plan_create and _typed with the communicator's Fortran handle
  * (MPI_Comm_c2f; Fortran's integer communicators, mpi4py's comm.py2f()), for Fortran and Python
  * callers, whose handles are not C's. */
 REDIST_C_API int redist_layout_local_size_f(redist_layout layout, MPI_Fint comm, int64_t* elements);
 REDIST_C_API int redist_layout_local_shape_f(redist_layout layout, MPI_Fint comm, int64_t* extents, int64_t* strides);
+REDIST_C_API int redist_layout_global_indices_f(redist_layout layout, MPI_Fint comm, int dim, int64_t* indices);
 REDIST_C_API int redist_plan_create_f(redist_layout from, redist_layout to, MPI_Fint comm, size_t element_size,
                                       redist_plan* plan);
 REDIST_C_API int redist_plan_create_typed_f(redist_layout from, redist_layout to, MPI_Fint comm, int element_type,
@@ -131,6 +145,9 @@ REDIST_C_API int redist_plan_create_typed_f(redist_layout from, redist_layout to
 
 /* The message of this thread's last failed call ("" when none failed). */
 REDIST_C_API const char* redist_error_message(void);
+
+/* The library's version, "MAJOR.MINOR.PATCH" (REDIST_VERSION of the header it was built with). */
+REDIST_C_API const char* redist_version(void);
 
 #ifdef __cplusplus
 }

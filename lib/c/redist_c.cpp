@@ -306,6 +306,30 @@ int redist_layout_local_shape(redist_layout layout, MPI_Comm comm, int64_t* exte
   });
 }
 
+int redist_layout_global_indices(redist_layout layout, MPI_Comm comm, int dim, int64_t* indices) {
+  return guarded("redist_layout_global_indices", [&] {
+    if (layout == nullptr) fail("layout must not be NULL");
+    if (comm == MPI_COMM_NULL) fail("comm must not be MPI_COMM_NULL");
+    if (dim < 0 || dim >= layout->ndims)
+      fail("dim must be in [0, " + std::to_string(layout->ndims) + ") (got " + std::to_string(dim) + ")");
+    int size = 0, rank = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    layout->visit(size, [&](const auto& m) {
+      if (!m.coords_of(rank).has_value()) return;  // outside the grid: no element
+      const auto d = static_cast<std::size_t>(dim);
+      const index_t n = m.local_extents(rank)[d];
+      if (n > 0 && indices == nullptr) fail("indices must not be NULL (this rank holds " + std::to_string(n) + " along dim)");
+      auto l = m.local_extents(rank);
+      for (auto& x : l) x = 0;
+      for (index_t i = 0; i < n; ++i) {
+        l[d] = i;
+        indices[i] = static_cast<int64_t>(m.global_index(rank, l)[d]);
+      }
+    });
+  });
+}
+
 int redist_layout_free(redist_layout* layout) {
   return guarded("redist_layout_free", [&] {
     if (layout == nullptr) return;
@@ -409,6 +433,10 @@ int redist_layout_local_shape_f(redist_layout layout, MPI_Fint comm, int64_t* ex
   return redist_layout_local_shape(layout, MPI_Comm_f2c(comm), extents, strides);
 }
 
+int redist_layout_global_indices_f(redist_layout layout, MPI_Fint comm, int dim, int64_t* indices) {
+  return redist_layout_global_indices(layout, MPI_Comm_f2c(comm), dim, indices);
+}
+
 int redist_plan_create_f(redist_layout from, redist_layout to, MPI_Fint comm, size_t element_size, redist_plan* plan) {
   return redist_plan_create(from, to, MPI_Comm_f2c(comm), element_size, plan);
 }
@@ -418,5 +446,7 @@ int redist_plan_create_typed_f(redist_layout from, redist_layout to, MPI_Fint co
 }
 
 const char* redist_error_message(void) { return last_error.c_str(); }
+
+const char* redist_version(void) { return REDIST_VERSION; }
 
 }  // extern "C"

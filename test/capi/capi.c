@@ -339,6 +339,54 @@ static void errors(void) {
   OK(redist_layout_free(NULL));
 }
 
+/* The version, and the global indices per dimension of (CYCLIC(3) from process 1, REPLICATED,
+ * GEN_BLOCK) on an nprocs x 1 x 1 grid (with a rank outside the grid when there are 3 or more
+ * processes: the grid then has nprocs - 1) against the formulas; errors name dim. */
+static void queries(void) {
+  CHECK(strcmp(redist_version(), REDIST_VERSION) == 0, "redist_version() %s, header %s", redist_version(), REDIST_VERSION);
+  char expect[32];
+  snprintf(expect, sizeof expect, "%d.%d.%d", REDIST_VERSION_MAJOR, REDIST_VERSION_MINOR, REDIST_VERSION_PATCH);
+  CHECK(strcmp(REDIST_VERSION, expect) == 0, "REDIST_VERSION %s against its parts %s", REDIST_VERSION, expect);
+
+  const int P = nprocs >= 3 ? nprocs - 1 : nprocs;
+  const int64_t n0 = 29, n1 = 5, one = 4;
+  int64_t* sizes = malloc(sizeof(int64_t));
+  sizes[0] = one;
+  redist_dim d[3] = {{REDIST_CYCLIC, n0, 3, NULL, P, P > 1 ? 1 : 0},
+                     {REDIST_REPLICATED, n1, 0, NULL, 1, 0},
+                     {REDIST_GEN_BLOCK, one, 0, sizes, 1, 0}};
+  redist_layout l = NULL;
+  OK(redist_layout_create(3, d, REDIST_ROW_MAJOR, 0, REDIST_ROW_MAJOR, 0, &l));
+  int64_t e[3];
+  OK(redist_layout_local_shape(l, MPI_COMM_WORLD, e, NULL));
+  int64_t* g = malloc(sizeof(int64_t) * (size_t)(n0 + 1));
+  for (int dim = 0; dim < 3; ++dim) {
+    for (int64_t i = 0; i <= n0; ++i) g[i] = -7;
+    OK(redist_layout_global_indices(l, MPI_COMM_WORLD, dim, g));
+    for (int64_t i = 0; i < e[dim]; ++i) {
+      const int64_t want = dim == 0 ? cyclic_global(i, 3, rank, P > 1 ? 1 : 0, P) : i;
+      CHECK(g[i] == want, "global_indices dim %d [%lld] = %lld, not %lld", dim, (long long)i, (long long)g[i], (long long)want);
+    }
+    CHECK(g[e[dim]] == -7, "global_indices dim %d wrote past the local extent %lld", dim, (long long)e[dim]);
+  }
+  if (rank >= P) CHECK(e[0] == 0 && g[0] == -7, "outside the grid: extent %lld, nothing written", (long long)e[0]);
+  /* The local extents along dim 0 add up to n0 over the grid, each index once (a rank outside holds none). */
+  int64_t held = e[0], total = 0;
+  MPI_Allreduce(&held, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(total == n0, "dim 0 extents sum to %lld, not %lld", (long long)total, (long long)n0);
+  CHECK(redist_layout_global_indices(l, MPI_COMM_WORLD, 3, g) == REDIST_ERROR, "dim 3");
+  CHECK(strstr(redist_error_message(), "dim must be in [0, 3) (got 3)") != NULL, "message: %s", redist_error_message());
+  CHECK(redist_layout_global_indices(l, MPI_COMM_WORLD, -1, g) == REDIST_ERROR, "dim -1");
+  if (e[0] > 0) {
+    CHECK(redist_layout_global_indices(l, MPI_COMM_WORLD, 0, NULL) == REDIST_ERROR, "NULL indices");
+    CHECK(strstr(redist_error_message(), "indices must not be NULL") != NULL, "message: %s", redist_error_message());
+  }
+  OK(redist_layout_global_indices_f(l, MPI_Comm_c2f(MPI_COMM_WORLD), 1, g));
+  OK(redist_layout_free(&l));
+  free(g);
+  free(sizes);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -349,6 +397,7 @@ int main(int argc, char** argv) {
   two_d();
   mapped();
   errors();
+  queries();
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("capi: %s (%d failures, %d processes)\n", all == 0 ? "ok" : "FAILED", all, nprocs);

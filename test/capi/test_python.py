@@ -1,5 +1,5 @@
 """The Python module over the C interface (python/redist.py), under mpirun: Block -> Cyclic(4)
-on NumPy arrays, Cyclic(4) -> replicated and back into Block, partial sums (float64, int64, complex64,
+on NumPy arrays, layouts' global indices, Cyclic(4) -> replicated and back into Block, partial sums (float64, int64, complex64,
 and a (BLOCK, PARTIAL_SUM) float32 matrix) into Block, Replicated and partial sums, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, a grid
 placed by a rank map, and
 errors raised on every rank alike. Values are checked against index formulas written here."""
@@ -95,6 +95,20 @@ redist.Plan(src, dst, comm, np.int32)(A, B)
 first = sum(sizes[:rank])
 expect = np.arange(m)[:, None] * 1000 + (first + np.arange(sizes[rank]))[None, :]
 check(np.array_equal(B, expect), "2-D values")
+
+# Global indices per dimension: the descriptor's layout (rows whole on the 1 x P grid, columns in
+# blocks of 3 dealt from process 0) and the GEN_BLOCK columns; every local element's value is its
+# global (row * 1000 + column), so the indices index the values.
+gr, gc = src.global_indices(comm)
+check(np.array_equal(gr, np.arange(m)), f"descriptor rows {gr}")
+lj = np.arange(src.local_shape(comm)[1])
+check(np.array_equal(gc, ((lj // 3) * P + rank) * 3 + lj % 3), f"descriptor columns {gc}")
+check(np.array_equal(A[:m, :gc.size], gr[:, None] * 1000 + gc[None, :]), "values at their global indices")
+dr, dc = dst.global_indices(comm)
+check(dr.dtype == np.int64 and np.array_equal(dr, np.arange(m)), f"collapsed rows {dr}")
+check(np.array_equal(dc, first + np.arange(sizes[rank])), f"gen_block columns {dc}")
+check(np.array_equal(B, dr[:, None] * 1000 + dc[None, :]), "B at its global indices")
+check(redist.version().count(".") == 2, f"version {redist.version()}")
 
 # Memory order: the layout's local shape; an array in the other order, or not contiguous, raises on
 # every rank before any data moves (it was accepted and gave wrong values); a view whose strides are
