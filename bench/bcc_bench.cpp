@@ -17,14 +17,17 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <optional>
-#include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/mpi/collectives.hpp>
 #include <redist/redist.hpp>
+
+#include "cli.hpp"
 
 namespace mpi = boost::mpi;
 using redist::index_t;
@@ -247,11 +250,28 @@ std::vector<Row> pack_case(Pair pair, index_t n, int nprocs, int reps) {
   return rows;
 }
 
-std::vector<index_t> parse_list(const std::string& s) {
-  std::vector<index_t> v;
-  std::stringstream in(s);
-  for (std::string x; std::getline(in, x, ',');) v.push_back(std::stoll(x));
-  return v;
+/// "S:T,S:T,...": pairs of block sizes >= 1; nothing if any is malformed or there is none.
+std::optional<std::vector<Pair>> read_pairs(std::string_view text) {
+  std::vector<Pair> pairs;
+  for (std::string_view piece : redist::bench::cli::split(text)) {
+    const std::size_t colon = piece.find(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    const auto read = [](std::string_view number) {
+      return redist::bench::cli::to_integer(number, index_t{1}, std::numeric_limits<index_t>::max());
+    };
+    const std::optional<index_t> s = read(piece.substr(0, colon)), t = read(piece.substr(colon + 1));
+    if (!s || !t) return std::nullopt;
+    pairs.push_back({*s, *t});
+  }
+  if (pairs.empty()) return std::nullopt;
+  return pairs;
+}
+
+/// The pairs as --pairs takes them.
+std::string show_pairs(const std::vector<Pair>& pairs) {
+  std::string text;
+  for (const Pair& p : pairs) text += (text.empty() ? "" : ",") + std::to_string(p.s) + ":" + std::to_string(p.t);
+  return text;
 }
 
 }  // namespace
@@ -264,30 +284,27 @@ int main(int argc, char* argv[]) {
   int reps = 5, pack_procs = 0;
   bool do_pack = true, do_exchange = true;
   std::string csv = "bcc_results.csv";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-    if (arg == "--n") sizes = parse_list(next());
-    else if (arg == "--reps") reps = std::max(1, std::atoi(next().c_str()));
-    else if (arg == "--csv") csv = next();
-    else if (arg == "--no-pack") do_pack = false;
-    else if (arg == "--pack-procs") pack_procs = std::atoi(next().c_str());
-    else if (arg == "--no-exchange") do_exchange = false;
-    else if (arg == "--smoke") {
-      sizes = {10007};
-      reps = 1;
-    } else if (arg == "--pairs") {
-      pairs.clear();
-      std::stringstream in(next());
-      for (std::string x; std::getline(in, x, ',');) {
-        const auto colon = x.find(':');
-        pairs.push_back({std::stoll(x.substr(0, colon)), std::stoll(x.substr(colon + 1))});
-      }
-    } else {
-      if (world.rank() == 0) std::fprintf(stderr, "bcc-bench: unknown argument %s\n", arg.c_str());
-      return 2;
-    }
-  }
+  const auto set_pairs = [&](std::string_view text) {
+    const std::optional<std::vector<Pair>> read = read_pairs(text);
+    if (read) pairs = *read;
+    return read.has_value();
+  };
+  const std::optional<int> status =
+      redist::bench::cli::Parser("bcc-bench")
+          .integers("--n N,N,...", "array sizes of the exchange rows; the pack rows take the last", sizes, index_t{1})
+          .integer("--reps R", "timed repetitions", reps, 1)
+          .text("--csv FILE", "write the rows to FILE", csv)
+          .value("--pairs", "S:T,...", "block sizes of CYCLIC(S) -> CYCLIC(T)", show_pairs(pairs),
+                 "a comma-separated list of S:T pairs of integers >= 1", set_pairs)
+          .flag("--no-pack", "leave out the pack rows", do_pack, false)
+          .integer("--pack-procs P", "ranks of the pack rows' plan (0: the world's size, at least 2)", pack_procs, 0)
+          .flag("--no-exchange", "leave out the exchange rows", do_exchange, false)
+          .flag("--smoke", "n = 10007 and one repetition, where given (a later --n or --reps wins)", [&] {
+            sizes = {10007};
+            reps = 1;
+          })
+          .parse(argc, argv, world.rank() == 0);
+  if (status) return *status;
 
   std::vector<Row> rows;
   auto print = [&](const Row& r) {

@@ -28,12 +28,16 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/mpi/collectives.hpp>
 #include <redist/redist.hpp>
+
+#include "cli.hpp"
 
 namespace mpi = boost::mpi;
 using redist::index_t;
@@ -252,26 +256,21 @@ int main(int argc, char** argv) {
   index_t small = 16384, large = index_t{1} << 21, pn = 65536, x = 4;
   bool smoke = false, sweep_only = false;
   std::vector<int> ps;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-    if (a == "--csv") csv = next();
-    else if (a == "--reps") reps = std::stoi(next());
-    else if (a == "--small") small = std::stoll(next());
-    else if (a == "--large") large = std::stoll(next());
-    else if (a == "--pn") pn = std::stoll(next());
-    else if (a == "--x") x = std::stoll(next());
-    else if (a == "--smoke") smoke = true;
-    else if (a == "--only") sweep_only = next() == "p_sweep";
-    else if (a == "--ps") {
-      std::string list = next();
-      for (std::size_t at = 0; at < list.size();) {
-        const std::size_t comma = std::min(list.find(',', at), list.size());
-        ps.push_back(std::stoi(list.substr(at, comma - at)));
-        at = comma + 1;
-      }
-    }
-  }
+  const auto set_only = [&](std::string_view section) { return sweep_only = section == "p_sweep"; };
+  const std::optional<int> status =
+      redist::bench::cli::Parser("circulant-bench")
+          .text("--csv FILE", "write the rows to FILE", csv)
+          .integer("--reps R", "rounds of k_large (10 R of k_small and p_sweep)", reps, 1)
+          .integer("--small N", "elements of k_small", small, index_t{1})
+          .integer("--large N", "elements of k_large", large, index_t{1})
+          .integer("--pn N", "elements of p_sweep", pn, index_t{1})
+          .integer("--x X", "the source's block size, Cyclic(x) -> Cyclic(Kx)", x, index_t{1})
+          .flag("--smoke", "small sizes, K = 2, 3, 8 and one round", smoke)
+          .value("--only", "SECTION", "run this section alone", {}, "p_sweep (the only section --only takes)", set_only)
+          .integers("--ps P,P,...", "p_sweep's rank counts; those above the world's size are skipped (default 2 ... ranks)",
+                    ps, 2)
+          .parse(argc, argv, world.rank() == 0);
+  if (status) return *status;
   if (ps.empty())
     for (int P = 2; P <= world.size(); ++P) ps.push_back(P);
   std::vector<index_t> ks{2, 3, 4, 5, 7, 8, 11, 16, 23, 31, 32, 48, 64};

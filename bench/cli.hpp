@@ -171,7 +171,7 @@ public:
         option->set({});
         continue;
       }
-      if (i + 1 >= argc) return fail(option->name + " needs a value: " + option->expected, speak);
+      if (i + 1 >= argc) return fail(option->name + " needs " + option->expected + " after it", speak);
       const std::string_view text = argv[++i];
       if (!option->set(text))
         return fail(option->name + " needs " + option->expected + ", not '" + std::string(text) + "'", speak);

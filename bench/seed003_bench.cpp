@@ -22,11 +22,14 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <boost/mpi/collectives.hpp>
 #include <redist/redist.hpp>
+
+#include "cli.hpp"
 
 namespace mpi = boost::mpi;
 using redist::index_t;
@@ -299,13 +302,12 @@ int main(int argc, char** argv) {
   std::string csv;
   int reps = 15;
   bool smoke = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-    if (a == "--csv") csv = next();
-    else if (a == "--reps") reps = std::stoi(next());
-    else if (a == "--smoke") smoke = true;
-  }
+  const std::optional<int> status = redist::bench::cli::Parser("seed003-bench")
+                                        .text("--csv FILE", "write the rows to FILE", csv)
+                                        .integer("--reps R", "interleaved rounds (10 R for Fig. 13)", reps, 1)
+                                        .flag("--smoke", "small sizes and one round", smoke)
+                                        .parse(argc, argv, world.rank() == 0);
+  if (status) return *status;
   if (smoke) reps = 1;
   using redist::Block;
   using redist::Collapsed;
