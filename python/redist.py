@@ -19,7 +19,9 @@ the rank that owns it in the target layout::
 
 The library is found through the environment variable REDIST_C_LIBRARY (a path), else as
 libredist-c.so on the loader's path. Errors raise redist.Error with redist's message (it names
-the parameter); a plan's errors are raised on every rank alike, before any data moves.
+the parameter), as one of its classes: ArgumentError (also a ValueError), MismatchError (ranks
+that passed different values of what they must pass alike), OutOfMemoryError (also a
+MemoryError), MPIError; a plan's errors are raised on every rank alike, before any data moves.
 """
 
 import ctypes
@@ -27,7 +29,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Error", "Layout", "Plan", "version", "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum",
+__all__ = ["Error", "ArgumentError", "MismatchError", "OutOfMemoryError", "MPIError", "Layout", "Plan", "version", "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum",
            "ROW_MAJOR", "COLUMN_MAJOR"]
 
 BLOCK, CYCLIC, GEN_BLOCK, COLLAPSED, REPLICATED, PARTIAL_SUM = 0, 1, 2, 3, 4, 5
@@ -36,6 +38,27 @@ ROW_MAJOR, COLUMN_MAJOR = 0, 1
 
 class Error(RuntimeError):
     """An error reported by redist (the same on every rank for collective calls)."""
+
+
+class ArgumentError(Error, ValueError):
+    """A bad argument: the message names it (REDIST_ERROR_ARGUMENT)."""
+
+
+class MismatchError(Error):
+    """The ranks of a collective call passed different values of a parameter they must pass alike:
+    the message names it, the first differing rank and both values (REDIST_ERROR_MISMATCH)."""
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """redist ran out of memory (REDIST_ERROR_MEMORY)."""
+
+
+class MPIError(Error):
+    """An MPI call failed (REDIST_ERROR_MPI)."""
+
+
+# The C interface's error classes (redist/c.h): 1 argument, 2 mismatch, 3 memory, 4 MPI, else Error.
+_error_classes = {1: ArgumentError, 2: MismatchError, 3: OutOfMemoryError, 4: MPIError}
 
 
 class _Dim(ctypes.Structure):
@@ -73,7 +96,7 @@ def _lib():
 
 def _check(code):
     if code != 0:
-        raise Error(_lib().redist_error_message().decode())
+        raise _error_classes.get(code, Error)(_lib().redist_error_message().decode())
 
 
 def version():
@@ -132,7 +155,7 @@ class Layout:
                  ranks=None):
         self._ptr = ctypes.c_void_p()
         if not dims:
-            raise Error("redist.Layout: give 1 to 4 dimensions")
+            raise ArgumentError("redist.Layout: give 1 to 4 dimensions")
         self.ndims = len(dims)
         self.storage_order = storage_order
         self.partial = any(dim[0] == PARTIAL_SUM for dim in dims)
@@ -152,7 +175,7 @@ class Layout:
             for dim in dims:
                 size *= dim[4]
             if len(ranks) != size:
-                raise Error(f"redist.Layout: ranks must hold one rank per grid process ({size}, got {len(ranks)})")
+                raise ArgumentError(f"redist.Layout: ranks must hold one rank per grid process ({size}, got {len(ranks)})")
             _check(_lib().redist_layout_set_ranks(self._ptr, (ctypes.c_int * size)(*[int(r) for r in ranks])))
 
     @classmethod
@@ -252,8 +275,8 @@ class Plan:
         self.shapes = (source._local_shape(comm) + (source.storage_order,),
                        target._local_shape(comm) + (target.storage_order,))
         if getattr(source, "partial", False) and self.dtype not in _TYPES:
-            raise Error(f"redist.Plan: a source of partial sums needs a numeric dtype to add them in (float32, float64, "
-                        f"int32, int64, uint32, uint64, complex64, complex128 in native byte order); got {self.dtype}")
+            raise ArgumentError(f"redist.Plan: a source of partial sums needs a numeric dtype to add them in (float32, "
+                                f"float64, int32, int64, uint32, uint64, complex64, complex128 in native byte order); got {self.dtype}")
         if self.dtype in _TYPES:
             _check(_lib().redist_plan_create_typed_f(source._ptr, target._ptr, comm.py2f(), _TYPES[self.dtype],
                                                      ctypes.byref(self._ptr)))
@@ -279,7 +302,7 @@ class Plan:
         # Agreed: a bad buffer on any rank is an error on every rank, before any data moves.
         from mpi4py import MPI
         if self.comm.allreduce(1 if problem else 0, op=MPI.MAX):
-            raise Error(next(m for m in self.comm.allgather(problem) if m))
+            raise ArgumentError(next(m for m in self.comm.allgather(problem) if m))
         _check(_lib().redist_plan_execute(self._ptr, src.ctypes.data, dst.ctypes.data))
 
     def __del__(self):

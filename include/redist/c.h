@@ -30,7 +30,18 @@ extern "C" {
 #define REDIST_VERSION_PATCH 0
 #define REDIST_VERSION "0.1.0"
 
-enum { REDIST_SUCCESS = 0, REDIST_ERROR = 1 };
+/* What every function returns: REDIST_SUCCESS, or the class of its error (redist_error_message()
+ * says more). A collective call returns the same class on every rank. */
+enum {
+  REDIST_SUCCESS = 0,
+  REDIST_ERROR = 1,           /* a bad argument or state: the message names the parameter */
+  REDIST_ERROR_ARGUMENT = 1,  /* the same */
+  REDIST_ERROR_MISMATCH = 2,  /* the ranks of a collective call passed different values of a parameter they
+                                 must pass alike (the message names it, the first differing rank, both values) */
+  REDIST_ERROR_MEMORY = 3,    /* out of memory */
+  REDIST_ERROR_MPI = 4,       /* an MPI call failed (under an error handler that returns, not MPI's default) */
+  REDIST_ERROR_INTERNAL = 5   /* anything else: a bug in redist, please report it with the message */
+};
 
 /* The distribution of one dimension. */
 enum {

@@ -22,10 +22,20 @@ class error : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// A redist::error for ranks that disagree: a collective call whose ranks passed different values
+/// of a parameter every rank must pass alike (the message names it, the first differing rank and
+/// both values). Thrown on every rank, before any data moves.
+class mismatch_error : public error {
+ public:
+  using error::error;
+};
+
 namespace detail {
 /// Not constexpr on purpose: reached during constant evaluation it stops compilation at the
 /// message (fmt's report_error); reached at run time it throws redist::error.
 [[noreturn]] inline void report_error(const std::string& message) { throw error(message); }
+/// Throws redist::mismatch_error (ranks that disagree on a parameter).
+[[noreturn]] inline void report_mismatch(const std::string& message) { throw mismatch_error(message); }
 }  // namespace detail
 
 }  // namespace redist

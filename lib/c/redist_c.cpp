@@ -34,21 +34,31 @@ constexpr int max_dims = 4;
 
 thread_local std::string last_error;
 
-/// Runs f; any exception becomes REDIST_ERROR with its message (prefixed with the call's name).
+/// Runs f; an exception becomes its class (REDIST_ERROR_ARGUMENT, _MISMATCH, _MEMORY, _MPI or
+/// _INTERNAL) with its message, prefixed with the call's name.
 template <class F>
 int guarded(const char* call, F&& f) {
+  const auto failed = [&](int code, const std::string& what) {
+    last_error = std::string(call) + ": " + what;
+    return code;
+  };
   try {
     f();
     last_error.clear();
     return REDIST_SUCCESS;
   } catch (const std::bad_alloc&) {
-    last_error = std::string(call) + ": out of memory";
+    return failed(REDIST_ERROR_MEMORY, "out of memory");
+  } catch (const redist::mismatch_error& e) {
+    return failed(REDIST_ERROR_MISMATCH, e.what());
+  } catch (const redist::error& e) {
+    return failed(REDIST_ERROR_ARGUMENT, e.what());
+  } catch (const boost::mpi::exception& e) {
+    return failed(REDIST_ERROR_MPI, e.what());
   } catch (const std::exception& e) {
-    last_error = std::string(call) + ": " + e.what();
+    return failed(REDIST_ERROR_INTERNAL, e.what());
   } catch (...) {
-    last_error = std::string(call) + ": unknown error";
+    return failed(REDIST_ERROR_INTERNAL, "unknown error");
   }
-  return REDIST_ERROR;
 }
 
 [[noreturn]] void fail(const std::string& what) { redist::detail::report_error(what); }

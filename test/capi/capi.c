@@ -334,6 +334,27 @@ static void errors(void) {
   CHECK(redist_plan_create(good, wide, MPI_COMM_WORLD, 8, &plan) == REDIST_ERROR, "grid larger than comm");
   CHECK(strstr(redist_error_message(), "grid") != NULL, "message: %s", redist_error_message());
   CHECK(redist_plan_execute(NULL, NULL, NULL) == REDIST_ERROR, "NULL plan");
+  /* Error classes: ranks that disagree get REDIST_ERROR_MISMATCH on every rank, naming what differs
+   * - valid element sizes that differ (at redist_plan_create), and layouts of different extents (at
+   * the first redist_plan_execute, which agrees on the plan); argument errors REDIST_ERROR_ARGUMENT. */
+  CHECK(REDIST_ERROR_ARGUMENT == REDIST_ERROR, "REDIST_ERROR is the argument class");
+  if (nprocs > 1) {
+    int rc = redist_plan_create(good, good, MPI_COMM_WORLD, rank == 0 ? 4 : 8, &plan);
+    CHECK(rc == REDIST_ERROR_MISMATCH, "element sizes 4 and 8: %d (%s)", rc, redist_error_message());
+    CHECK(strstr(redist_error_message(), "element_size") != NULL && strstr(redist_error_message(), "differs between ranks") != NULL,
+          "message: %s", redist_error_message());
+    redist_dim longer = {REDIST_BLOCK, rank == 0 ? 101 : 100, 0, NULL, nprocs, 0};
+    redist_layout other = NULL;
+    OK(redist_layout_create(1, &longer, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &other));
+    OK(redist_plan_create(other, other, MPI_COMM_WORLD, 8, &plan));
+    double buf[101], out[101];
+    for (int i = 0; i < 101; ++i) buf[i] = out[i] = 0.0;
+    rc = redist_plan_execute(plan, buf, out);
+    CHECK(rc == REDIST_ERROR_MISMATCH, "extents 101 and 100: %d (%s)", rc, redist_error_message());
+    CHECK(strstr(redist_error_message(), "differs between ranks") != NULL, "message: %s", redist_error_message());
+    OK(redist_plan_free(&plan));
+    OK(redist_layout_free(&other));
+  }
   OK(redist_layout_free(&good));
   OK(redist_layout_free(&wide));
   OK(redist_layout_free(NULL));

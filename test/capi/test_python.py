@@ -1,5 +1,5 @@
 """The Python module over the C interface (python/redist.py), under mpirun: Block -> Cyclic(4)
-on NumPy arrays, layouts' global indices, Cyclic(4) -> replicated and back into Block, partial sums (float64, int64, complex64,
+on NumPy arrays, layouts' global indices, error classes, Cyclic(4) -> replicated and back into Block, partial sums (float64, int64, complex64,
 and a (BLOCK, PARTIAL_SUM) float32 matrix) into Block, Replicated and partial sums, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, a grid
 placed by a rank map, and
 errors raised on every rank alike. Values are checked against index formulas written here."""
@@ -164,6 +164,16 @@ try:
     check(False, "cyclic(10, 0) accepted")
 except redist.Error as e:
     check("dims[0].block must be > 0" in str(e), f"message {e}")
+    check(isinstance(e, redist.ArgumentError) and isinstance(e, ValueError), f"class {type(e).__name__}")
+# Ranks that disagree (float32 on rank 0, float64 elsewhere): MismatchError on every rank.
+if P > 1:
+    try:
+        redist.Plan(a, b, comm, np.float32 if rank == 0 else np.float64)
+        check(False, "element types that differ between ranks accepted")
+    except redist.MismatchError as e:
+        check("differs between ranks" in str(e), f"message {e}")
+    except redist.Error as e:
+        check(False, f"class {type(e).__name__}: {e}")
 if comm.allreduce(y.size, op=MPI.MIN) > 0:
     short = y[:-1] if rank == P - 1 else y
     try:

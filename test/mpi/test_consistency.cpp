@@ -48,6 +48,16 @@ TEST_CASE("A parameter that differs on one rank makes every rank throw", "[mpi][
     const std::string both = "rank 0 passed {30, 20}, rank " + std::to_string(world.size() - 1) + " passed {30, 21})";
     REQUIRE(all_ok(world, throws_with([&] { DistArray<double, Dist<Block, Block>> a(world, {30, odd_one ? 21 : 20}, Grid{world.size(), 1}); },
                                       both)));
+    // Its class: redist::mismatch_error (a redist::error), on every rank.
+    int kind = 0;  // 2: mismatch_error, 1: another redist::error
+    try {
+      DistArray<double, Block> a(world, odd_one ? 101 : 100);
+    } catch (const redist::mismatch_error&) {
+      kind = 2;
+    } catch (const redist::error&) {
+      kind = 1;
+    }
+    REQUIRE(all_ok(world, kind == 2));
   }
   SECTION("the block size at construction") {
     REQUIRE(all_ok(world, throws_with([&] { DistArray<double, Cyclic<>> a(world, 100, Cyclic<>(odd_one ? 3 : 4)); },
@@ -58,6 +68,16 @@ TEST_CASE("A parameter that differs on one rank makes every rank throw", "[mpi][
     if (odd_one) sizes.push_back(0);
     REQUIRE(all_ok(world, throws_with([&] { DistArray<double, GenBlock> a(world, 10 * world.size(), GenBlock(sizes)); },
                                       "one entry per process")));
+    // A bad argument on one rank, not a disagreement: redist::error, not mismatch_error.
+    int kind = 0;
+    try {
+      DistArray<double, GenBlock> a(world, 10 * world.size(), GenBlock(sizes));
+    } catch (const redist::mismatch_error&) {
+      kind = 2;
+    } catch (const redist::error&) {
+      kind = 1;
+    }
+    REQUIRE(all_ok(world, kind == 1));
   }
   SECTION("the source layout at plan time") {
     auto make = [&] {

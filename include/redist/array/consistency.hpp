@@ -121,7 +121,7 @@ inline void agree(const boost::mpi::communicator& comm, std::string_view call, s
   for (std::size_t i = 0; i < k; ++i)
     if (all[i] != ~all[k + i]) {
       const std::string which = describe_difference(comm, params[i]);  // collective: every rank finds i alike
-      report_error(std::string(call) + " requires every rank to pass the same " + params[i].name +
+      report_mismatch(std::string(call) + " requires every rank to pass the same " + params[i].name +
                    " (it differs between ranks" + (which.empty() ? "" : ": " + which) + ")");
     }
   for (std::size_t j = 0; j < m; ++j) mins[j] = ~all[2 * k + 1 + j];

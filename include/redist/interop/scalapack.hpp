@@ -133,6 +133,7 @@ constexpr index_t numroc(index_t n, index_t nb, int iproc, int isrc, int nprocs)
 
 namespace detail {
 using redist::detail::report_error;
+using redist::detail::report_mismatch;
 using scalapack::numroc;
 }  // namespace detail
 
@@ -469,15 +470,15 @@ void gemr2d_impl(index_t m, index_t n, const T* a, index_t ia, index_t ja, const
   if (all[0] != 0) redist::detail::agree(comm, call, {}, pre_error);
   // The checks below use agreed values only, so every rank reaches the same verdict.
   for (std::size_t k = 0; k < n_args; ++k)
-    if (!same(k)) report_error(std::string(call) + " requires every rank to pass the same " + arg_names[k]);
+    if (!same(k)) report_mismatch(std::string(call) + " requires every rank to pass the same " + arg_names[k]);
   std::array<std::array<index_t, n_matrix>, 2> mat{};
   for (int x = 0; x < 2; ++x) {
     const char* name = x == 0 ? "desca" : "descb";
     for (std::size_t k = 0; k < n_matrix; ++k) {
       const std::size_t at = n_args + x * n_matrix + k;
       if (given(at) && !same(at))
-        report_error(std::string(call) + " requires every rank in " + name + "'s context to pass the same " +
-                     matrix_names[k] + " (it differs between ranks)");
+        report_mismatch(std::string(call) + " requires every rank in " + name + "'s context to pass the same " +
+                        matrix_names[k] + " (it differs between ranks)");
       mat[x][k] = value(at);
     }
   }
