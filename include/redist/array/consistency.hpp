@@ -122,7 +122,7 @@ inline void agree(const boost::mpi::communicator& comm, std::string_view call, s
     if (all[i] != ~all[k + i]) {
       const std::string which = describe_difference(comm, params[i]);  // collective: every rank finds i alike
       report_mismatch(std::string(call) + " requires every rank to pass the same " + params[i].name +
-                   " (it differs between ranks" + (which.empty() ? "" : ": " + which) + ")");
+                      " (it differs between ranks" + (which.empty() ? "" : ": " + which) + ")");
     }
   for (std::size_t j = 0; j < m; ++j) mins[j] = ~all[2 * k + 1 + j];
 }

@@ -161,13 +161,13 @@ inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 ///  - at any size, one MPI_Allgatherv per group when every rank's plan gathers within groups
 ///    (make_gather_group: into Replicated) and no rank copies from node peers; and the same
 ///    nonblocking (MPI_Iallgatherv, waited for at once: ExchangeState::nonblocking).
-/// Each run waits at once (runtime::run: the blocking collective, but for that candidate).
 ///  - on nodes (`node`, the partition of comm; `source`, src's part of a node window, when it is
 ///    in one): the runs take the node path, as b = a does, and below typed_min_bytes, when comm
 ///    spans several nodes and one of them holds several ranks, Wire::node_aggregated too (one
 ///    message per node pair; every rank's plan in one round with one message per peer each way);
 ///    with `aggregation` always, it alone, whatever the messages' size, run once and not compared
 ///    (where it cannot run, the others as without).
+/// Each run waits at once (runtime::run: the blocking collective, but for the nonblocking candidate).
 /// The collectives only when every rank's plan is direct, sends at most one message per peer, its
 /// messages fit an int of bytes and a round's messages, all packed, fit `budget` elements of
 /// scratch (0: no limit; collective_scratch); packed, one per round of the scratch budget's pieces, as many
