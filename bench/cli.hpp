@@ -111,10 +111,10 @@ public:
                  });
   }
 
-  /// `target` gets the non-empty items of a comma-separated list.
+  /// `target` gets the non-empty items of a comma-separated list, added to those of the option's
+  /// earlier occurrences.
   Parser& words(std::string_view spec, std::string help, std::vector<std::string>& target) {
     return value(spec, "A,B,...", std::move(help), {}, "a comma-separated list", [&target](std::string_view text) {
-      target.clear();
       for (std::string_view piece : split(text))
         if (!piece.empty()) target.emplace_back(piece);
       return true;

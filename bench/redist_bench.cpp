@@ -16,7 +16,6 @@
 #include <optional>
 #include <random>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -29,6 +28,7 @@
 #include <boost/mpi/environment.hpp>
 #include <redist/redist.hpp>
 
+#include "cli.hpp"
 #include "harness.hpp"
 #include "methods.hpp"
 #include "expressions.hpp"
@@ -811,60 +811,21 @@ struct Options {
   bool explain = false;
 };
 
-constexpr const char* usage =
-    "usage: redist-bench (--list | --all | --case NAME [--case NAME ...]) [--methods M1,M2,...]\n"
-    "                    [--reps R] [--n N] [--matrix M] [--cube C] [--csv FILE] [--explain]\n"
-    "  --list          print the cases and their methods\n"
-    "  --all           run every case; --case NAME runs one (repeatable)\n"
-    "  --methods       comma-separated methods (default: every one that applies)\n"
-    "  --reps R        timed repetitions after one warm-up (default 10)\n"
-    "  --n N           elements of the 1-D cases (default 2^24 doubles)\n"
-    "  --matrix M      extent of the 2-D cases, M x M (default 8192)\n"
-    "  --cube C        extent of the 3-D case, C x C x C (default 512)\n"
-    "  --csv FILE      write the rows to FILE (default: standard output)\n"
-    "  --explain       print what redist decided for each of its methods (redist::explain, rank 0) to stderr\n";
-
-/// The options, or a message saying what is wrong with them.
-std::string parse(int argc, char* argv[], Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&](std::string& out) {
-      if (i + 1 >= argc) return false;
-      out = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (arg == "--list") {
-      o.list = true;
-    } else if (arg == "--all") {
-      o.all = true;
-    } else if (arg == "--case") {
-      if (!value(v)) return "--case needs a name";
-      o.cases.push_back(v);
-    } else if (arg == "--methods") {
-      if (!value(v)) return "--methods needs a list";
-      std::stringstream ss(v);
-      for (std::string m; std::getline(ss, m, ',');)
-        if (!m.empty()) o.methods.push_back(m);
-    } else if (arg == "--reps") {
-      if (!value(v) || (o.reps = std::atoi(v.c_str())) < 1) return "--reps needs a number >= 1";
-    } else if (arg == "--n") {
-      if (!value(v) || (o.sizes.n = std::atoll(v.c_str())) < 1) return "--n needs a number >= 1";
-    } else if (arg == "--matrix") {
-      if (!value(v) || (o.sizes.matrix = std::atoll(v.c_str())) < 1) return "--matrix needs a number >= 1";
-    } else if (arg == "--cube") {
-      if (!value(v) || (o.sizes.cube = std::atoll(v.c_str())) < 1) return "--cube needs a number >= 1";
-    } else if (arg == "--csv") {
-      if (!value(v)) return "--csv needs a file name";
-      o.csv = v;
-    } else if (arg == "--explain") {
-      o.explain = true;
-    } else {
-      return "unknown argument " + arg;
-    }
-  }
-  if (!o.list && !o.all && o.cases.empty()) return "choose --list, --all or --case NAME";
-  return {};
+/// redist-bench's options, read into `o`.
+cli::Parser make_parser(Options& o) {
+  cli::Parser parser("redist-bench", "(--list | --all | --case NAME [--case NAME ...]) [options]");
+  parser.flag("--list", "print the cases and their methods", o.list)
+      .flag("--all", "run every case", o.all)
+      .repeated("--case NAME", "run this case", o.cases)
+      .words("--methods M1,M2,...", "comma-separated methods (default: every one that applies)", o.methods)
+      .integer("--reps R", "timed repetitions after one warm-up", o.reps, 1)
+      .integer("--n N", "elements (doubles) of the 1-D cases", o.sizes.n, index_t{1})
+      .integer("--matrix M", "extent of the 2-D cases, M x M", o.sizes.matrix, index_t{1})
+      .integer("--cube C", "extent of the 3-D case, C x C x C", o.sizes.cube, index_t{1})
+      .text("--csv FILE", "write the rows to FILE (default: standard output)", o.csv)
+      .flag("--explain", "print what redist decided for each of its methods (redist::explain, rank 0) to stderr",
+            o.explain);
+  return parser;
 }
 
 int run(const mpi::communicator& world, const Options& o) {
@@ -937,10 +898,11 @@ int main(int argc, char* argv[]) {
   mpi::environment env(argc, argv);
   mpi::communicator world;
   Options options;
-  if (const std::string error = parse(argc, argv, options); !error.empty()) {
-    if (world.rank() == 0) std::fprintf(stderr, "redist-bench: %s\n%s", error.c_str(), usage);
-    return 2;
-  }
+  const cli::Parser parser = make_parser(options);
+  const bool root = world.rank() == 0;
+  if (const std::optional<int> status = parser.parse(argc, argv, root)) return *status;
+  if (!options.list && !options.all && options.cases.empty())
+    return parser.fail("choose --list, --all or --case NAME", root);
   try {
     return run(world, options);
   } catch (const std::exception& e) {
