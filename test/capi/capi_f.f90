@@ -1,89 +1,16 @@
-! The C interface (redist/c.h) from Fortran through bind(C): a 1-D GEN_BLOCK -> CYCLIC(4) and a
-! 2-D (CYCLIC(2), BLOCK) -> (BLOCK, CYCLIC(3)) redistribution of doubles, checked element by
-! element against index formulas written here, and one error read back as a Fortran string.
-module redist_c
-  use iso_c_binding
-  implicit none
-  integer(c_int), parameter :: REDIST_SUCCESS = 0, REDIST_BLOCK = 0, REDIST_CYCLIC = 1, REDIST_GEN_BLOCK = 2
-  integer(c_int), parameter :: REDIST_ROW_MAJOR = 0, REDIST_COLUMN_MAJOR = 1
-
-  type, bind(C) :: redist_dim
-    integer(c_int) :: kind
-    integer(c_int64_t) :: extent
-    integer(c_int64_t) :: block
-    type(c_ptr) :: sizes
-    integer(c_int) :: nprocs
-    integer(c_int) :: offset
-  end type redist_dim
-
-  interface
-    integer(c_int) function redist_layout_create(ndims, dims, grid_order, grid_first, storage_order, ld, layout) &
-        bind(C, name='redist_layout_create')
-      import :: c_int, c_int64_t, c_ptr, redist_dim
-      integer(c_int), value :: ndims, grid_order, grid_first, storage_order
-      type(redist_dim), intent(in) :: dims(*)
-      integer(c_int64_t), value :: ld
-      type(c_ptr), intent(out) :: layout
-    end function
-    integer(c_int) function redist_layout_local_size_f(layout, comm, elements) bind(C, name='redist_layout_local_size_f')
-      import :: c_int, c_int64_t, c_ptr
-      type(c_ptr), value :: layout
-      integer(c_int), value :: comm
-      integer(c_int64_t), intent(out) :: elements
-    end function
-    integer(c_int) function redist_plan_create_f(from, to, comm, element_size, plan) bind(C, name='redist_plan_create_f')
-      import :: c_int, c_size_t, c_ptr
-      type(c_ptr), value :: from, to
-      integer(c_int), value :: comm
-      integer(c_size_t), value :: element_size
-      type(c_ptr), intent(out) :: plan
-    end function
-    integer(c_int) function redist_plan_execute(plan, src, dst) bind(C, name='redist_plan_execute')
-      import :: c_int, c_ptr
-      type(c_ptr), value :: plan, src, dst
-    end function
-    integer(c_int) function redist_plan_free(plan) bind(C, name='redist_plan_free')
-      import :: c_int, c_ptr
-      type(c_ptr), intent(inout) :: plan
-    end function
-    integer(c_int) function redist_layout_free(layout) bind(C, name='redist_layout_free')
-      import :: c_int, c_ptr
-      type(c_ptr), intent(inout) :: layout
-    end function
-    type(c_ptr) function redist_error_message() bind(C, name='redist_error_message')
-      import :: c_ptr
-    end function
-    integer(c_size_t) function c_strlen(s) bind(C, name='strlen')
-      import :: c_size_t, c_ptr
-      type(c_ptr), value :: s
-    end function
-  end interface
-
-contains
-
-  ! The message of the last failed call, as a Fortran string.
-  function error_message() result(msg)
-    character(len=:), allocatable :: msg
-    character(kind=c_char), pointer :: chars(:)
-    type(c_ptr) :: p
-    integer :: i, n
-    p = redist_error_message()
-    n = int(c_strlen(p))
-    call c_f_pointer(p, chars, [n])
-    allocate (character(len=n) :: msg)
-    do i = 1, n
-      msg(i:i) = chars(i)
-    end do
-  end function error_message
-end module redist_c
+! The C interface (redist/c.h) from Fortran through the module redist (include/redist/redist.f90):
+! a 1-D GEN_BLOCK -> CYCLIC(4) and a 2-D (COLLAPSED, CYCLIC(2)) -> (COLLAPSED, BLOCK)
+! redistribution of doubles, checked element by element against index formulas written here, the
+! global indices of the CYCLIC(4) layout, the version, and one error read back as a Fortran string.
 
 program capi_f
-  use redist_c
+  use iso_c_binding
+  use redist
   implicit none
   include 'mpif.h'  ! not `use mpi`: Debian's ompi-fort.pc does not name the directory of mpi.mod
   integer :: ierr, rank, nprocs, failures, total, p
   integer(c_int64_t) :: n, first, ns, nd, l
-  integer(c_int64_t), allocatable, target :: sizes(:)
+  integer(c_int64_t), allocatable, target :: sizes(:), g(:)
   type(redist_dim) :: dims(2)
   type(c_ptr) :: from, to, plan
   real(c_double), allocatable, target :: a(:), b(:)
@@ -114,6 +41,22 @@ program capi_f
   do l = 0, nd - 1
     if (abs(b(l + 1) - real(((l / 4) * nprocs + rank) * 4 + mod(l, 4_c_int64_t), c_double)) > 0) failures = failures + 1
   end do
+  ! The global indices of CYCLIC(4) on this rank: b holds element g(l + 1) at l.
+  allocate (g(max(nd, 1_c_int64_t)))
+  call must(redist_layout_global_indices_f(to, MPI_COMM_WORLD, 0, g))
+  do l = 0, nd - 1
+    if (g(l + 1) /= ((l / 4) * nprocs + rank) * 4 + mod(l, 4_c_int64_t)) failures = failures + 1
+    if (abs(b(l + 1) - real(g(l + 1), c_double)) > 0) failures = failures + 1
+  end do
+  if (redist_layout_global_indices_f(to, MPI_COMM_WORLD, 1, g) /= REDIST_ERROR_ARGUMENT) failures = failures + 1
+  if (index(redist_error_string(), 'dim must be in [0, 1) (got 1)') == 0) then
+    print *, 'unexpected message: ', redist_error_string()
+    failures = failures + 1
+  end if
+  if (redist_version_string() /= REDIST_MODULE_VERSION) then
+    print *, 'library version ', redist_version_string(), ', module ', REDIST_MODULE_VERSION
+    failures = failures + 1
+  end if
   call must(redist_plan_free(plan))
   call must(redist_layout_free(from))
   call must(redist_layout_free(to))
@@ -126,8 +69,8 @@ program capi_f
   dims(1) = redist_dim(REDIST_CYCLIC, 10_c_int64_t, 0_c_int64_t, c_null_ptr, nprocs, 0)
   if (redist_layout_create(1, dims, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0_c_int64_t, from) == REDIST_SUCCESS) &
     failures = failures + 1
-  if (index(error_message(), 'dims[0].block must be > 0') == 0) then
-    print *, 'unexpected message: ', error_message()
+  if (index(redist_error_string(), 'dims[0].block must be > 0') == 0) then
+    print *, 'unexpected message: ', redist_error_string()
     failures = failures + 1
   end if
 
@@ -141,7 +84,7 @@ contains
   subroutine must(code)
     integer(c_int), intent(in) :: code
     if (code /= REDIST_SUCCESS) then
-      print *, 'rank ', rank, ': ', error_message()
+      print *, 'rank ', rank, ': ', redist_error_string()
       failures = failures + 1
     end if
   end subroutine must

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs redist into a scratch prefix and builds a consumer against it twice: with CMake's
-# find_package(redist) and with pkg-config; then configures and installs the source with the
+# find_package(redist) and with pkg-config; a C program and a Fortran one (`use redist`, the
+# module compiled from its installed source) against libredist-c; then configures and installs the source with the
 # tests, examples, benchmarks and optional libraries off (what needs only a C++20 compiler, MPI and
 # Boost.MPI) and builds the consumer against that. Usage: check.sh BUILD_DIR SOURCE_DIR
 set -eu
@@ -44,6 +45,16 @@ if [ -e "$build/lib/libredist-c.so" ]; then
   mpicc "$src/example/c_api.c" -I"$inc" -L"$(dirname "$clib")" -lredist-c -Wl,-rpath,"$(dirname "$clib")" -o "$work/c_api"
   mpiexec -n 2 --oversubscribe "$work/c_api" >/dev/null
   echo "ok: C interface from $clib"
+  # Fortran: the installed module source compiled as a user compiles it, and a program that uses it.
+  if command -v mpifort >/dev/null; then
+    mod=$(find "$root" -path '*/redist/redist.f90' | head -n 1)
+    test -n "$mod" || { echo "redist/redist.f90 (the Fortran module) was not installed"; exit 1; }
+    (cd "$work" && mpifort -c "$mod" -o redist_f.o &&
+      mpifort -Wno-unused-parameter "$src/test/capi/capi_f.f90" redist_f.o -L"$(dirname "$clib")" -lredist-c \
+        -Wl,-rpath,"$(dirname "$clib")" -o capi_f)
+    mpiexec -n 2 --oversubscribe "$work/capi_f"
+    echo "ok: Fortran 'use redist' from $mod"
+  fi
 fi
 
 # The core alone: configured with everything optional off (no Catch2, ScaLAPACK or FFTW looked
