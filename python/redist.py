@@ -29,8 +29,8 @@ import os
 
 import numpy as np
 
-__all__ = ["Error", "ArgumentError", "MismatchError", "OutOfMemoryError", "MPIError", "Layout", "Plan", "version", "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum",
-           "ROW_MAJOR", "COLUMN_MAJOR"]
+__all__ = ["Error", "ArgumentError", "MismatchError", "OutOfMemoryError", "MPIError", "Layout", "Plan", "version",
+           "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum", "ROW_MAJOR", "COLUMN_MAJOR"]
 
 BLOCK, CYCLIC, GEN_BLOCK, COLLAPSED, REPLICATED, PARTIAL_SUM = 0, 1, 2, 3, 4, 5
 ROW_MAJOR, COLUMN_MAJOR = 0, 1
