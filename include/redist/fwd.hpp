@@ -24,6 +24,8 @@ class Collapsed;
 class Replicated;
 template <class Op>
 class Partial;
+template <class Op>
+class Indirect;
 struct min_op;
 struct max_op;
 template <class... D>

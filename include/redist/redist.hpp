@@ -17,6 +17,7 @@
 #include <redist/dist/fingerprint.hpp>
 #include <redist/dist/gen_block.hpp>
 #include <redist/dist/grid.hpp>
+#include <redist/dist/indirect.hpp>
 #include <redist/dist/ldd.hpp>
 #include <redist/dist/partial.hpp>
 #include <redist/dist/replicated.hpp>
@@ -46,6 +47,8 @@
 #include <redist/plan/basic_cycle.hpp>
 #include <redist/plan/circulant.hpp>
 #include <redist/plan/gen_block.hpp>
+#include <redist/plan/indirect.hpp>
+#include <redist/plan/moves.hpp>
 #include <redist/plan/multiphase.hpp>
 #include <redist/plan/sectioned.hpp>
 #include <redist/plan/stepwise.hpp>
@@ -58,6 +61,7 @@
 #include <redist/runtime/measure.hpp>
 #include <redist/runtime/calibrate.hpp>
 #include <redist/array/expression.hpp>
+#include <redist/array/indirect.hpp>
 #include <redist/array/assign.hpp>
 #include <redist/array/communicator.hpp>
 #include <redist/array/consistency.hpp>

@@ -19,6 +19,7 @@
 #include <redist/array/communicator.hpp>
 #include <redist/array/consistency.hpp>
 #include <redist/array/expression.hpp>
+#include <redist/array/indirect.hpp>
 #include <redist/array/local_storage.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/plan_cache.hpp>
@@ -208,12 +209,18 @@ class DistArrayBase {
   int owner(index_t g) const noexcept
     requires one_dimensional
   {
+    static_assert(!indirect_layout<mapping_type>,
+                  "redist: an Indirect array's owner(g) and local_index(g) are in its directory, on another rank: "
+                  "not offered (global_index(l) is)");
     return mapping_.linear().owner(g);
   }
   /// 1-D: local index of global element g on its owner.
   index_t local_index(index_t g) const noexcept
     requires one_dimensional
   {
+    static_assert(!indirect_layout<mapping_type>,
+                  "redist: an Indirect array's owner(g) and local_index(g) are in its directory, on another rank: "
+                  "not offered (global_index(l) is)");
     return mapping_.linear().local_index(g);
   }
 
@@ -442,6 +449,8 @@ class DistArrayBase {
     } else if (failure) {
       report_error(*failure);
     }
+    // An Indirect layout: its directory, made and checked by every rank (collective).
+    if constexpr (indirect_layout<mapping_type>) m->linear().attach(make_indirect_directory(comm, m->linear()));
     // A layout in copies: its readers choose a copy on their node (detail::serves), by the nodes
     // learnt here (collective, as making an array is), so that plans need not communicate.
     if (!shared && m && comm.size() > 1 && reads_copies(*m)) (void)runtime::node_of(static_cast<MPI_Comm>(comm), default_options().node_size);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <redist/dist/dist.hpp>
+#include <redist/dist/indirect.hpp>
 #include <redist/dist/partial.hpp>
 #include <redist/dist/ldd.hpp>
 #include <redist/plan/layout.hpp>
@@ -24,6 +25,11 @@ struct partial_op_of {
 };
 template <class Op>
 struct partial_op_of<Partial<Op>> {
+  using type = Op;
+};
+/// Indirect<Op>'s holders hold partial values (Indirect<> = Indirect<void>: copies).
+template <class Op>
+struct partial_op_of<Indirect<Op>> {
   using type = Op;
 };
 template <class... Ops>

@@ -23,6 +23,7 @@
 
 #include <redist/array/access.hpp>
 #include <redist/array/consistency.hpp>
+#include <redist/array/indirect.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/partial_values.hpp>
 #include <redist/array/threads.hpp>
@@ -181,7 +182,8 @@ class Redistribution {
   /// layout a Transposed source permutes), `dst` written. By run (the node path, the transports);
   /// from partial values (Partial<Op>) by run_update, each contribution folded into Op's identity;
   /// into partial values, the processes of the Partial dimensions that receive nothing (all but
-  /// process 0) get their Op's identity (detail::start_partial).
+  /// process 0) get their Op's identity (detail::start_partial), and so do the places of an
+  /// Indirect<Op> destination that receive nothing (an index's holders but the first).
   template <class A, class B>
   void run_arrays(const A& a, B& dst) {
     using SrcOp = detail::partial_op_t<A>;
@@ -194,6 +196,7 @@ class Redistribution {
       run(a.comm(), src, dst.local(), detail::array_access::segment(a));
       if constexpr (!std::is_void_v<DstOp>) detail::start_partial<void, DstOp>(dst, nullptr);
     }
+    if constexpr (detail::indirect_layout<typename B::mapping_type>) detail::hold_identity_where_unreceived(plan_, dst);
   }
 
   /// Runs the plan (collective): src -> dst, by messages. The first run checks, with
@@ -667,7 +670,8 @@ class PlanCache {
   void clear() noexcept { entries_.clear(); }
   std::size_t size() const noexcept { return entries_.size(); }
 
-  /// The cached Redistribution of (from, to, policy, opts) on comm, or a new one in its place.
+  /// The cached Redistribution of (from, to, policy, opts) on comm, or a new one in its place (for a
+  /// pair with an Indirect layout, made of the moves its directory gives: collective).
   template <class From, class To, class Policy>
   Redistribution<From, To, Policy>& get(const From& from, const To& to, const Policy& policy, const options& opts,
                                         const boost::mpi::communicator& comm) {
@@ -679,7 +683,10 @@ class PlanCache {
       // (DistArrayBase learns them; no communication here: explain() builds plans too).
       std::shared_ptr<const runtime::Node> nodes;
       if (comm.size() > 1 && reads_copies(from)) nodes = runtime::known_node(c, opts.node_size);
-      return emplace<E>(c, from, to, comm.rank(), policy, opts, std::move(nodes)).r;
+      // A pair with an Indirect layout asks its directory for this rank's moves first (collective).
+      return with_directory_moves(from, to, comm, [&]() -> Redistribution<From, To, Policy>& {
+        return emplace<E>(c, from, to, comm.rank(), policy, opts, std::move(nodes)).r;
+      });
     }
     touch(e);
     return e->r;

@@ -14,6 +14,7 @@
 
 #include <redist/array/access.hpp>
 #include <redist/array/consistency.hpp>
+#include <redist/array/indirect.hpp>
 #include <redist/array/options.hpp>
 #include <redist/array/partial_values.hpp>
 #include <redist/array/plan_cache.hpp>
@@ -208,7 +209,8 @@ void redistribute(const Src& src, Dst& dst, const options& opts) {
   redistribute(src, dst, schedule::automatic, opts);
 }
 
-/// The plan of src -> dst for this rank, built without communication; run it with
+/// The plan of src -> dst for this rank, built without communication (with an Indirect layout,
+/// of the moves its directory gives: collective); run it with
 /// plan.execute(src, dst) as often as needed. A source held in copies is read from a copy on the
 /// reader's node where there is one, by the nodes its array learnt when it was made (see
 /// doc/placements.md).
@@ -223,9 +225,13 @@ make_plan(const Src& src, const Dst& dst, S policy = {}, const options& opts = d
   using L = detail::plan_layouts<Src, Dst>;
   const auto& c = src.comm();
   const auto from = L::of(src);
-  return {from, L::of(dst), c.rank(), policy, opts,
-          c.size() > 1 && detail::reads_copies(from) ? runtime::known_node(static_cast<MPI_Comm>(c), opts.node_size)
-                                                     : nullptr};
+  using R = Redistribution<typename L::from_type, typename L::to_type, S>;
+  // A pair with an Indirect layout is planned of the moves its directory gives (collective).
+  return detail::with_directory_moves(from, L::of(dst), c, [&] {
+    return R{from, L::of(dst), c.rank(), policy, opts,
+             c.size() > 1 && detail::reads_copies(from) ? runtime::known_node(static_cast<MPI_Comm>(c), opts.node_size)
+                                                        : nullptr};
+  });
 }
 
 }  // namespace redist

@@ -21,6 +21,12 @@
 
 namespace redist {
 
+namespace detail {
+/// True for a 1-D distribution whose mapping lists indices (Indirect).
+template <class D>
+inline constexpr bool indirect_dimension = requires { requires D::mapping::indirect; };
+}  // namespace detail
+
 /// An N-D distribution: dimension d is distributed by D_d over dimension d of a process grid
 /// (HPF's `DISTRIBUTE A(CYCLIC(64), BLOCK) ONTO G`). Collapsed (HPF `*`) leaves a dimension
 /// undistributed. `Dist<Cyclic<64>, Cyclic<64>>{}` when every D is static,
@@ -31,6 +37,8 @@ class Dist {
   static_assert((enable_distribution<D> && ...),
                 "redist::Dist<D...> requires every D to be a 1-D redist distribution (Block, Cyclic<X>, GenBlock, "
                 "Collapsed, or a type declaring `using distribution_concept = redist::distribution_tag;`)");
+  static_assert(sizeof...(D) == 1 || !(detail::indirect_dimension<D> || ...),
+                "redist::Indirect is a 1-D layout: declare DistArray<T, Indirect<...>>, not a dimension of Dist<D...>");
 
  public:
   static constexpr std::size_t rank() noexcept { return sizeof...(D); }
@@ -149,6 +157,12 @@ class Dist<D...>::basic_mapping {
   }
   /// The 1-D mapping of a rank-1 layout (D::mapping on grid extent 0 processes).
   constexpr const auto& linear() const noexcept
+    requires(N == 1)
+  {
+    return std::get<0>(maps_);
+  }
+  /// The same, to set what its array makes of it (an Indirect layout's directory).
+  constexpr auto& linear() noexcept
     requires(N == 1)
   {
     return std::get<0>(maps_);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -24,6 +25,7 @@
 #include <redist/index/intersect.hpp>
 #include <redist/index/section.hpp>
 #include <redist/plan/layout.hpp>
+#include <redist/plan/moves.hpp>
 #include <redist/plan/walk.hpp>
 #include <redist/schedule/schedule.hpp>
 
@@ -357,6 +359,66 @@ void add_messages(Stage<R>& st, int rank, int nprocs, Send&& send, Receive&& rec
 }  // namespace detail
 
 namespace detail {
+/// The plan of `rank` made of its moves (an Indirect layout's, as the directory gave them,
+/// plan/indirect.hpp): per peer the moves it sends and receives, both sides in the order of
+/// (source index, destination index), consecutive ones joined into runs (append_run), so that a
+/// list that is really a block costs what a block costs; the local moves copied directly; one
+/// all-at-once step. Sender and receiver hold the same moves, so they make the same runs.
+inline Plan plan_of_moves(std::span<const IndirectMove> moves, int rank, int nprocs) {
+  Plan plan;
+  plan.rank = rank;
+  plan.nprocs = nprocs;
+  Stage<Run>& st = plan.stages.emplace_back();
+  std::vector<IndirectMove> sends, recvs, local;
+  for (const IndirectMove& m : moves) {
+    if (m.from == rank && m.to == rank) local.push_back(m);
+    else if (m.from == rank) sends.push_back(m);
+    else if (m.to == rank) recvs.push_back(m);
+  }
+  auto order = [](auto peer) {
+    return [peer](const IndirectMove& a, const IndirectMove& b) {
+      return std::tuple(peer(a), a.src, a.dst) < std::tuple(peer(b), b.src, b.dst);
+    };
+  };
+  const auto to_of = [](const IndirectMove& m) { return m.to; };
+  const auto from_of = [](const IndirectMove& m) { return m.from; };
+  std::sort(sends.begin(), sends.end(), order(to_of));
+  std::sort(recvs.begin(), recvs.end(), order(from_of));
+  std::sort(local.begin(), local.end(), order([](const IndirectMove&) { return 0; }));
+  auto runs_of = [](std::span<const IndirectMove> ms, std::vector<Run>& out) {
+    for (const IndirectMove& m : ms) append_run(out, Run{m.src, m.dst, 1, 1, 1, 1});
+  };
+  st.local = collect_message(st, rank, side::src, [&](std::vector<Run>& out) { runs_of(local, out); });
+  // Per peer, its moves' range in the sorted list.
+  struct Group {
+    int peer;
+    std::size_t first, last;
+  };
+  auto groups = [](const std::vector<IndirectMove>& v, auto peer) {
+    std::vector<Group> g;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (g.empty() || g.back().peer != peer(v[i])) g.push_back({peer(v[i]), i, i + 1});
+      else g.back().last = i + 1;
+    return g;
+  };
+  const std::vector<Group> out_groups = groups(sends, to_of), in_groups = groups(recvs, from_of);
+  auto collect = [&](const std::vector<Group>& g, const std::vector<IndirectMove>& v, int q, std::vector<Run>& out) {
+    const auto it = std::lower_bound(g.begin(), g.end(), q, [](const Group& x, int p) { return x.peer < p; });
+    if (it != g.end() && it->peer == q) runs_of(std::span<const IndirectMove>(v).subspan(it->first, it->last - it->first), out);
+  };
+  auto peers = [](const std::vector<Group>& g) {
+    std::vector<int> p;
+    for (const Group& x : g) p.push_back(x.peer);
+    return p;
+  };
+  add_messages(
+      st, rank, nprocs, [&](int q, std::vector<Run>& out) { collect(out_groups, sends, q, out); },
+      [&](int q, std::vector<Run>& out) { collect(in_groups, recvs, q, out); }, peers(out_groups), peers(in_groups));
+  return plan;
+}
+}  // namespace detail
+
+namespace detail {
 /// True for the mapping of a Cyclic<X>.
 template <class M>
 concept cyclic_1d = requires { typename M::distribution_type; } && is_cyclic_distribution<typename M::distribution_type>;
@@ -573,6 +635,18 @@ BasicPlan<R> build_plan_of(const grid_view<From>& fv, const To& to, int rank) {
   const int nprocs = from.nprocs();
   REDIST_EXPECTS(rank >= 0 && rank < nprocs, "redist::build_plan(from, to, rank) requires rank to be in [0, P)");
   ++plans_built_counter();
+  // A layout with an Indirect dimension: its sets are lists only the directory knows, which gave
+  // this rank its moves (indirect_moves_scope, set by the array layer).
+  if constexpr (indirect_layout<From> || indirect_layout<To>) {
+    static_assert(std::is_same_v<R, Run>,
+                  "redist: an array of an Indirect layout is redistributed whole (b = a, redistribute, make_plan), not "
+                  "as a section or a transposed view");
+    if (indirect_moves() == nullptr)
+      report_error("redist: a plan with an Indirect layout is made of the moves its directory gives: b = a, "
+                   "redistribute, make_plan and explain ask it (collective); expressions and fused lists do not take "
+                   "Indirect arrays");
+    if constexpr (std::is_same_v<R, Run>) return plan_of_moves(*indirect_moves(), rank, nprocs);
+  }
 
   // Source dimension d goes to destination dimension dst_dim[d].
   std::array<std::size_t, N> dst_dim{};

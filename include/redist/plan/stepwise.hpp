@@ -208,11 +208,15 @@ struct planner<schedule::detail::grid_rule_t> {
   template <class From, class To>
   static auto plan(const From& from, const To& to, int rank, schedule::detail::grid_rule_t) {
     auto plan = build_plan(from, to, rank);
-    if (detail::message_size_bound(from, to) < stepwise_from_elements) return plan;
-    const auto t = transfers(from, to);
-    bool large = false;
-    for (const schedule::Transfer& x : t) large = large || (!x.local() && x.size >= stepwise_from_elements);
-    return large ? with_global_schedule(std::move(plan), t, schedule::relative_group) : plan;
+    if constexpr (detail::indirect_layout<From> || detail::indirect_layout<To>) {
+      return plan;  // the directory's moves: no rank knows every rank's messages
+    } else {
+      if (detail::message_size_bound(from, to) < stepwise_from_elements) return plan;
+      const auto t = transfers(from, to);
+      bool large = false;
+      for (const schedule::Transfer& x : t) large = large || (!x.local() && x.size >= stepwise_from_elements);
+      return large ? with_global_schedule(std::move(plan), t, schedule::relative_group) : plan;
+    }
   }
 };
 

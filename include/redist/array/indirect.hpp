@@ -1,0 +1,240 @@
+/// @file Defines the collective part of Indirect layouts: the directory an array of one makes (and the checks of its lists), the moves a pair asks of it before its plan is built, Indirect<Op>::from_owners, and what an Indirect<Op> destination's other holders hold.
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <memory>
+#include <ranges>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/mpi/collectives/broadcast.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <boost/serialization/string.hpp>
+
+#include <redist/array/communicator.hpp>
+#include <redist/config.hpp>
+#include <redist/dist/indirect.hpp>
+#include <redist/plan/indirect.hpp>
+#include <redist/plan/layout.hpp>
+#include <redist/plan/moves.hpp>
+#include <redist/plan/plan.hpp>
+#include <redist/runtime/node.hpp>
+
+namespace redist::detail {
+
+/// One MPI_Alltoallv of the records of `out` (counts per rank; a record is sizeof(T) bytes) over
+/// comm: returns the records received, one rank's after the other's, and their counts per rank in
+/// `in_counts`. Collective. A count above INT_MAX records (to or from one rank) is a redist::error
+/// on every rank, before anything moves.
+template <class T>
+std::vector<T> exchange_records(MPI_Comm comm, const Outbox<T>& out, std::vector<index_t>& in_counts, const char* what) {
+  int p = 1;
+  runtime::detail::check(MPI_Comm_size(comm, &p), "MPI_Comm_size");
+  static_assert(sizeof(long long) == sizeof(index_t));
+  in_counts.assign(static_cast<std::size_t>(p), 0);
+  runtime::detail::check(MPI_Alltoall(out.counts.data(), 1, MPI_LONG_LONG, in_counts.data(), 1, MPI_LONG_LONG, comm),
+                         "MPI_Alltoall");
+  int big = 0;
+  for (int q = 0; q < p; ++q)
+    big = big || out.counts[static_cast<std::size_t>(q)] > INT_MAX || in_counts[static_cast<std::size_t>(q)] > INT_MAX;
+  int any = 0;
+  runtime::detail::check(MPI_Allreduce(&big, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  if (any != 0)
+    report_error(std::string("redist: ") + what + " requires at most INT_MAX records between two ranks of its directory");
+  std::vector<int> sc(static_cast<std::size_t>(p)), sd(static_cast<std::size_t>(p)), rc(static_cast<std::size_t>(p)),
+      rd(static_cast<std::size_t>(p));
+  long long s = 0, r = 0;
+  for (std::size_t q = 0; q < static_cast<std::size_t>(p); ++q) {
+    sc[q] = static_cast<int>(out.counts[q]);
+    rc[q] = static_cast<int>(in_counts[q]);
+    sd[q] = static_cast<int>(std::min<long long>(s, INT_MAX));
+    rd[q] = static_cast<int>(std::min<long long>(r, INT_MAX));
+    s += sc[q];
+    r += rc[q];
+  }
+  if (s > INT_MAX || r > INT_MAX)  // displacements past INT_MAX records: a rank's own limit, agreed below
+    big = 1;
+  runtime::detail::check(MPI_Allreduce(&big, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  if (any != 0) report_error(std::string("redist: ") + what + " requires at most INT_MAX records per rank in one round");
+  std::vector<T> in(static_cast<std::size_t>(r));
+  MPI_Datatype record = MPI_DATATYPE_NULL;
+  runtime::detail::check(MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &record), "MPI_Type_contiguous");
+  runtime::detail::check(MPI_Type_commit(&record), "MPI_Type_commit");
+  const int rc_all = MPI_Alltoallv(out.data.data(), sc.data(), sd.data(), record, in.data(), rc.data(), rd.data(), record, comm);
+  MPI_Type_free(&record);
+  runtime::detail::check(rc_all, "MPI_Alltoallv");
+  return in;
+}
+
+/// The 1-D mapping of a layout (a 1-D array's rank-1 layout: its linear() mapping; a 1-D mapping: itself).
+template <class L>
+const auto& one_dimensional_mapping(const L& l) {
+  if constexpr (requires { l.linear(); }) return l.linear();
+  else return l;
+}
+
+/// The directory of an Indirect layout (rank r's part of it, on rank r), made and checked when its
+/// array is made: every rank sends its (index, local) pairs to the indices' directory ranks (one
+/// MPI_Alltoallv), each directory rank sorts them into holders by index and rank. An index of
+/// [0, n) that no rank holds is a redist::error on every rank naming the first one. Collective;
+/// O(local + n / P) memory and work per rank.
+template <class M>
+std::shared_ptr<const IndirectDirectory> make_indirect_directory(const boost::mpi::communicator& comm, const M& m) {
+  const auto c = static_cast<MPI_Comm>(comm);
+  const Outbox<DirectoryEntry> requests = directory_requests(m.indices(), m.size(), comm.size());
+  std::vector<index_t> counts;
+  const std::vector<DirectoryEntry> in = exchange_records(c, requests, counts, "an Indirect layout");
+  auto dir = std::make_shared<IndirectDirectory>(make_directory(comm.rank(), m.size(), comm.size(), in, counts));
+  long long mine = first_unheld(*dir), first = -1;
+  if (mine < 0) mine = LLONG_MAX;
+  runtime::detail::check(MPI_Allreduce(&mine, &first, 1, MPI_LONG_LONG, MPI_MIN, c), "MPI_Allreduce");
+  if (first != LLONG_MAX)
+    report_error("redist::Indirect(indices) requires every index of [0, n) to be held by some rank (n = " +
+                 std::to_string(m.size()) + "; no rank holds " + std::to_string(first) + ")");
+  return dir;
+}
+
+/// Whether a 1-D mapping holds partial values to fold as a source (Indirect<Op>, Partial<Op>).
+template <class M>
+constexpr bool folds_as_source(const M& m) noexcept {
+  if constexpr (indirect_mapping<M>) return !std::is_void_v<typename M::op_type>;
+  else return partial_mapping_of(m);
+}
+
+/// This rank's moves of from -> to (1-D layouts, one of them Indirect), asked of the directory: on
+/// each directory rank, the holders of its indices on both sides (an Indirect side's from its
+/// directory part, a regular side's by formula) make the moves (directory_moves), which go to
+/// the ranks that send or receive them (one MPI_Alltoallv). Collective; O(the moves + n / P).
+template <class From, class To>
+std::vector<IndirectMove> indirect_pair_moves(const boost::mpi::communicator& comm, const From& from, const To& to) {
+  const auto& fm = one_dimensional_mapping(from);
+  const auto& tm = one_dimensional_mapping(to);
+  using FM = std::remove_cvref_t<decltype(fm)>;
+  using TM = std::remove_cvref_t<decltype(tm)>;
+  auto directory_of = [](const auto& m) -> const IndirectDirectory* {
+    if constexpr (indirect_mapping<std::remove_cvref_t<decltype(m)>>) {
+      if (m.directory() == nullptr)
+        report_error("redist: an Indirect layout is planned through its directory, which its array makes (a DistArray or "
+                     "DistView of it; a bare mapping has none)");
+      return m.directory();
+    } else {
+      return nullptr;
+    }
+  };
+  DirectorySide<FM> src(fm, directory_of(fm));
+  DirectorySide<TM> dst(tm, directory_of(tm));
+  const auto [lo, hi] = directory_range(comm.rank(), fm.size(), comm.size());
+  bool every = true;
+  if constexpr (indirect_mapping<TM>) every = std::is_void_v<typename TM::op_type>;
+  else every = !partial_mapping_of(tm);
+  std::vector<std::vector<IndirectMove>> per;
+  directory_moves(lo, hi, src, dst, folds_as_source(fm), every, comm.size(), per);
+  const Outbox<IndirectMove> out = outbox_of(per);
+  std::vector<index_t> counts;
+  return exchange_records(static_cast<MPI_Comm>(comm), out, counts, "b = a with an Indirect layout");
+}
+
+/// f() with the moves of from -> to in scope (indirect_moves_scope) when one of them is an
+/// Indirect layout (collective: the directory is asked), else f() alone: what the plan cache and
+/// make_plan build a new plan in.
+template <class From, class To, class F>
+decltype(auto) with_directory_moves(const From& from, const To& to, const boost::mpi::communicator& comm, F&& f) {
+  if constexpr (indirect_layout<From> || indirect_layout<To>) {
+    const std::vector<IndirectMove> moves = indirect_pair_moves(comm, from, to);
+    const std::span<const IndirectMove> view(moves);
+    const indirect_moves_scope scope(view);
+    return f();
+  } else {
+    return f();
+  }
+}
+
+/// The places of this rank's destination that a one-stage plan writes (its local copy and its
+/// receives), as a mask over `size` elements.
+template <class R>
+std::vector<unsigned char> written_places(const BasicPlan<R>& plan, index_t size) {
+  std::vector<unsigned char> mask(static_cast<std::size_t>(size), 0);
+  auto mark = [&](const Stage<R>& st, const Message& m) {
+    for (const R& r : st.runs_of(m))
+      for (index_t j = 0; j < r.count; ++j)
+        for (index_t e = 0; e < r.len; ++e) mask[static_cast<std::size_t>(r.dst + j * r.dst_stride + e * r.dst_step)] = 1;
+  };
+  for (const Stage<R>& st : plan.stages) {
+    if (st.to != Buffer::destination) continue;
+    mark(st, st.local);
+    for (const Message& m : st.recvs) mark(st, m);
+  }
+  return mask;
+}
+
+/// After b = a into an Indirect<Op> destination: the places no element was written to (an index's
+/// holders but its first) get Op's identity. O(local) per call.
+template <class Plan, class B>
+void hold_identity_where_unreceived(const Plan& plan, B& dst) {
+  using M = std::remove_cvref_t<decltype(one_dimensional_mapping(dst.mapping()))>;
+  if constexpr (indirect_mapping<M> && !std::is_void_v<typename M::op_type>) {
+    using T = typename B::value_type;
+    const auto local = dst.local();
+    const std::vector<unsigned char> mask = written_places(plan, static_cast<index_t>(local.size()));
+    const T id = fold_identity<typename M::op_type, T>::value();
+    for (std::size_t i = 0; i < local.size(); ++i)
+      if (mask[i] == 0) local[i] = id;
+  }
+}
+
+/// Indirect<Op>::from_owners (dist/indirect.hpp): rank r's block of the owner map goes to the
+/// owners (one MPI_Alltoallv), each owner sorts the indices it receives. An owners list of the
+/// wrong length or an owner outside [0, P) is a redist::error on every rank naming the first.
+template <class Op>
+struct indirect_from_owners {
+  template <class R>
+  static Indirect<Op> make(Communicator comm_arg, index_t n, const R& owners) {
+    const boost::mpi::communicator& comm = comm_arg.get();
+    const auto c = static_cast<MPI_Comm>(comm);
+    const int p = comm.size();
+    if (n < 0) report_error("redist::Indirect::from_owners(comm, n, owners) requires n to be >= 0 (got " + std::to_string(n) + ")");
+    const auto [lo, hi] = directory_range(comm.rank(), n, p);
+    std::vector<int> map;
+    for (const auto& o : owners) map.push_back(static_cast<int>(o));
+    // The first bad entry over all ranks, as a global index (or n + 1 + rank for a wrong length).
+    long long bad = LLONG_MAX;
+    std::string why;
+    if (static_cast<index_t>(map.size()) != hi - lo) {
+      bad = n + 1 + comm.rank();
+      why = "requires owners to hold one owner per index of this rank's block (rank " + std::to_string(comm.rank()) +
+            ": block [" + std::to_string(lo) + ", " + std::to_string(hi) + "), got " + std::to_string(map.size()) + " owners)";
+    } else {
+      for (std::size_t i = 0; i < map.size(); ++i)
+        if (map[i] < 0 || map[i] >= p) {
+          bad = lo + static_cast<index_t>(i);
+          why = "requires every owner to be a rank in [0, " + std::to_string(p) + ") (the owner of " + std::to_string(bad) +
+                " is " + std::to_string(map[i]) + ")";
+          break;
+        }
+    }
+    long long first = LLONG_MAX;
+    runtime::detail::check(MPI_Allreduce(&bad, &first, 1, MPI_LONG_LONG, MPI_MIN, c), "MPI_Allreduce");
+    if (first != LLONG_MAX) {
+      // The rank that found the first bad entry tells the others.
+      int mine = bad == first ? comm.rank() : p, who = p;
+      runtime::detail::check(MPI_Allreduce(&mine, &who, 1, MPI_INT, MPI_MIN, c), "MPI_Allreduce");
+      boost::mpi::broadcast(comm, why, who);
+      report_error("redist::Indirect::from_owners(comm, n, owners) " + why);
+    }
+    std::vector<std::vector<index_t>> per(static_cast<std::size_t>(p));
+    for (std::size_t i = 0; i < map.size(); ++i) per[static_cast<std::size_t>(map[i])].push_back(lo + static_cast<index_t>(i));
+    std::vector<index_t> counts;
+    std::vector<index_t> mine_indices = exchange_records(c, outbox_of(per), counts, "redist::Indirect::from_owners");
+    std::sort(mine_indices.begin(), mine_indices.end());
+    return Indirect<Op>(mine_indices);
+  }
+};
+
+}  // namespace redist::detail

@@ -1,0 +1,172 @@
+/// @file Defines Indirect<Op>: an arbitrary layout in which each rank lists the global indices it holds (HPF 2.0's INDIRECT, Tpetra's Map, PetscSF's leaves), ghosts allowed, and IndirectDirectory, a rank's part of the distributed directory of such a layout.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <ranges>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <redist/config.hpp>
+#include <redist/dist/distribution.hpp>
+#include <redist/dist/ldd.hpp>
+
+namespace redist {
+
+/// One rank's part of the distributed directory of an Indirect layout (the rendezvous method):
+/// the holders of the global indices [lo, hi), the block of ceil(n / P) indices this rank is the
+/// BLOCK owner of. holders[start[g - lo], start[g - lo + 1]) are the (rank, local index) pairs
+/// that hold g, by rank. O(n / P + the copies of those indices) per rank; made, collectively, when
+/// an array of the layout is made (array/indirect.hpp), read when a plan with it is made.
+struct IndirectDirectory {
+  struct Holder {
+    int rank = 0;
+    index_t local = 0;
+    friend constexpr bool operator==(const Holder&, const Holder&) = default;
+  };
+  index_t lo = 0;
+  index_t hi = 0;
+  std::vector<index_t> start;    ///< hi - lo + 1 offsets into holders
+  std::vector<Holder> holders;   ///< by index, then rank
+  /// The holders of global index g, lo <= g < hi.
+  std::span<const Holder> of(index_t g) const noexcept {
+    const auto i = static_cast<std::size_t>(g - lo);
+    return std::span<const Holder>(holders).subspan(static_cast<std::size_t>(start[i]),
+                                                    static_cast<std::size_t>(start[i + 1] - start[i]));
+  }
+};
+
+namespace detail {
+template <class Op>
+struct indirect_from_owners;  // defined by array/indirect.hpp (collective: it needs MPI)
+}  // namespace detail
+
+/// An arbitrary 1-D layout: this rank holds the global indices it lists, in their local order
+/// (`Indirect<>{mine}`: local element l is global element mine[l]). An index may be held by
+/// several ranks (ghosts, halos):
+///  - `Indirect<>` (Op = void): the copies hold the same value. As a destination every holder
+///    receives the element; as a source each receiver reads one copy (its own when it holds one).
+///  - `Indirect<Op>` (`Indirect<std::plus<>>`: Tpetra's Export with ADD, PetscSF's Reduce): the
+///    holders hold partial values whose Op-fold is the element. As a source every holder sends and
+///    the receiver folds; as a destination the lowest-ranked holder of each index receives the
+///    element and the other holders Op's identity (fold_identity), as Partial<Op> does.
+/// `Indirect<>::from_owners(comm, n, owners)` is HPF's INDIRECT(map) with the map distributed in
+/// blocks. A layout that leaves an index of [0, n) unheld, lists one twice on one rank, or names
+/// one outside [0, n) is refused with redist::error on every rank when its array is made, naming
+/// the first such index. Arrays of it are 1-D; no rank holds an O(n) map: the plans come from a
+/// directory distributed in blocks (IndirectDirectory), made when the array is made.
+template <class Op = void>
+class Indirect {
+ public:
+  using distribution_concept = distribution_tag;
+  using op_type = Op;
+
+  /// No index (a rank that holds nothing).
+  Indirect() : indices_{std::make_shared<const std::vector<index_t>>()} {}
+  /// This rank's global indices, in local order.
+  template <std::ranges::input_range R>
+    requires std::integral<std::ranges::range_value_t<R>>
+  explicit Indirect(const R& indices)
+      : indices_{std::make_shared<const std::vector<index_t>>(std::ranges::begin(indices), std::ranges::end(indices))} {}
+  template <std::integral I>
+  Indirect(std::initializer_list<I> indices)
+      : indices_{std::make_shared<const std::vector<index_t>>(indices.begin(), indices.end())} {}
+
+  /// HPF's INDIRECT(map): rank r passes owners[i], the rank that holds global index r * b + i for
+  /// each index of its block [r * b, min(n, (r + 1) * b)), b = ceil(n / P); every owner holds its
+  /// indices in increasing order. Collective over comm (a boost::mpi::communicator or MPI_Comm);
+  /// an owner outside [0, P) or an owners list of the wrong length is a redist::error on every rank.
+  template <class Comm, class R>
+  static Indirect from_owners(const Comm& comm, index_t n, const R& owners) {
+    return detail::indirect_from_owners<Op>::make(comm, n, owners);
+  }
+
+  /// This rank's global indices, in local order.
+  const std::vector<index_t>& indices() const noexcept { return *indices_; }
+
+  /// Equal when both list the same indices on this rank (an array's layout compares its directory too).
+  friend bool operator==(const Indirect& a, const Indirect& b) noexcept {
+    return a.indices_ == b.indices_ || *a.indices_ == *b.indices_;
+  }
+
+  /// Indirect bound to n elements on P processes, as this rank sees it: its own indices, and
+  /// (once its array is made) its part of the directory. It answers global_index and local_size
+  /// for this rank only, and shows no LDDs (the other ranks' lists are not here); owner(g) and
+  /// local_index(g) need the directory (a collective question) and are not offered.
+  class mapping {
+   public:
+    /// A layout whose index sets are lists the directory knows (the plan builder asks it).
+    static constexpr bool indirect = true;
+    using op_type = Op;
+
+    mapping(const Indirect& d, index_t n, int nprocs) : indices_{d.indices_}, n_{n}, nprocs_{nprocs} {
+      REDIST_EXPECTS(n >= 0, "redist::Indirect::mapping(n, P) requires n to be >= 0");
+      REDIST_EXPECTS(nprocs > 0, "redist::Indirect::mapping(n, P) requires P to be > 0");
+      check_local();
+    }
+    index_t size() const noexcept { return n_; }
+    int nprocs() const noexcept { return nprocs_; }
+    /// Global index of this rank's local element l (p is not read: the mapping is this rank's).
+    index_t global_index(int, index_t l) const noexcept { return (*indices_)[static_cast<std::size_t>(l)]; }
+    /// This rank's element count (p is not read).
+    index_t local_size(int) const noexcept { return static_cast<index_t>(indices_->size()); }
+    /// None: an Indirect layout's sets are lists that only their ranks and the directory know.
+    LddSet ldds(int) const noexcept { return {}; }
+    const std::vector<index_t>& indices() const noexcept { return *indices_; }
+    /// This rank's part of the directory, or nullptr before the array is made.
+    const IndirectDirectory* directory() const noexcept { return directory_.get(); }
+    /// Sets the directory (array/indirect.hpp, when the array is made).
+    void attach(std::shared_ptr<const IndirectDirectory> d) noexcept { directory_ = std::move(d); }
+    /// Equal when bound alike to the same lists and the same directory: a new array (a new
+    /// directory, on every rank alike) is a new layout.
+    friend bool operator==(const mapping& a, const mapping& b) noexcept {
+      return a.n_ == b.n_ && a.nprocs_ == b.nprocs_ && a.indices_ == b.indices_ && a.directory_ == b.directory_;
+    }
+
+   private:
+    /// This rank's own checks: every index in [0, n), none listed twice; names the first bad one
+    /// in local order.
+    void check_local() const {
+      const std::vector<index_t>& v = *indices_;
+      for (std::size_t l = 0; l < v.size(); ++l)
+        if (v[l] < 0 || v[l] >= n_)
+          detail::report_error("redist::Indirect(indices) requires every index to be in [0, n) (n = " + std::to_string(n_) +
+                               "; indices[" + std::to_string(l) + "] = " + std::to_string(v[l]) + ")");
+      std::vector<std::pair<index_t, std::size_t>> sorted(v.size());
+      for (std::size_t l = 0; l < v.size(); ++l) sorted[l] = {v[l], l};
+      std::sort(sorted.begin(), sorted.end());
+      std::size_t first = v.size();
+      for (std::size_t i = 1; i < sorted.size(); ++i)
+        if (sorted[i].first == sorted[i - 1].first) first = std::min(first, sorted[i].second);
+      if (first < v.size())
+        detail::report_error("redist::Indirect(indices) requires each index to be listed once per rank (indices[" +
+                             std::to_string(first) + "] = " + std::to_string(v[first]) + " is listed before)");
+    }
+
+    std::shared_ptr<const std::vector<index_t>> indices_;
+    std::shared_ptr<const IndirectDirectory> directory_;
+    index_t n_;
+    int nprocs_;
+  };
+
+ private:
+  std::shared_ptr<const std::vector<index_t>> indices_;
+};
+
+namespace detail {
+/// True for the mapping of an Indirect layout.
+template <class M>
+concept indirect_mapping = requires { requires M::indirect; };
+/// True for Indirect<Op>.
+template <class D>
+inline constexpr bool is_indirect = false;
+template <class Op>
+inline constexpr bool is_indirect<Indirect<Op>> = true;
+}  // namespace detail
+
+}  // namespace redist

@@ -1,0 +1,68 @@
+/// @file Defines IndirectMove, one element's move of a plan with an Indirect layout, the moves the plan builder is given for such a plan (indirect_moves_scope), and indirect_layout, which tells such layouts.
+#pragma once
+
+#include <span>
+#include <type_traits>
+
+#include <redist/config.hpp>
+#include <redist/dist/indirect.hpp>
+
+namespace redist {
+
+/// One element of a redistribution with an Indirect layout: rank `from`'s local element `src`
+/// goes to rank `to`'s local element `dst` (from == to: a local copy). The distributed directory
+/// (plan/indirect.hpp) gives each rank the moves it takes part in; the plan builder turns them
+/// into messages of runs.
+struct IndirectMove {
+  int from = 0;
+  int to = 0;
+  index_t src = 0;
+  index_t dst = 0;
+  friend constexpr bool operator==(const IndirectMove&, const IndirectMove&) = default;
+};
+
+namespace detail {
+/// True for a layout with an Indirect dimension: the Indirect mapping itself, a layout whose 1-D
+/// mapping is one (a 1-D array's, the rank-1 grid layout), a section or a view of one (base_type).
+template <class L>
+struct indirect_layout_t : std::false_type {};
+template <class L>
+  requires indirect_mapping<L>
+struct indirect_layout_t<L> : std::true_type {};
+template <class L>
+  requires(!indirect_mapping<L> && requires(const L& l) { l.linear(); })
+struct indirect_layout_t<L> : indirect_layout_t<std::remove_cvref_t<decltype(std::declval<const L&>().linear())>> {};
+template <class L>
+  requires(!indirect_mapping<L> && !requires(const L& l) { l.linear(); } && requires { typename L::base_type; })
+struct indirect_layout_t<L> : indirect_layout_t<typename L::base_type> {};
+template <class L>
+  requires(!indirect_mapping<L> && !requires(const L& l) { l.linear(); } && !requires { typename L::base_type; } &&
+           requires(const L& l) { l.m; })
+struct indirect_layout_t<L> : indirect_layout_t<std::remove_cvref_t<decltype(std::declval<const L&>().m)>> {};
+template <class L>
+inline constexpr bool indirect_layout = indirect_layout_t<L>::value;
+
+/// The moves of this rank for the plan being built on this thread with an Indirect layout (set by
+/// an indirect_moves_scope: the array layer's, which asked the directory for them), or none.
+inline const std::span<const IndirectMove>*& indirect_moves() noexcept {
+  thread_local const std::span<const IndirectMove>* moves = nullptr;
+  return moves;
+}
+/// While it lives, the plans built on this thread with an Indirect layout are made of `moves`
+/// (the previous ones come back when it ends). A plan stays a function of its inputs: the moves
+/// are what the directory answered for this pair and this rank.
+class indirect_moves_scope {
+ public:
+  explicit indirect_moves_scope(const std::span<const IndirectMove>& moves) noexcept : saved_{indirect_moves()} {
+    indirect_moves() = &moves;
+  }
+  indirect_moves_scope(const indirect_moves_scope&) = delete;
+  indirect_moves_scope& operator=(const indirect_moves_scope&) = delete;
+  ~indirect_moves_scope() { indirect_moves() = saved_; }
+
+ private:
+  const std::span<const IndirectMove>* saved_;
+};
+}  // namespace detail
+
+}  // namespace redist
