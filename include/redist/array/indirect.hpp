@@ -156,24 +156,6 @@ decltype(auto) with_directory_moves(const From& from, const To& to, const boost:
   }
 }
 
-/// The places of this rank's destination that a one-stage plan writes (its local copy and its
-/// receives), as a mask over `size` elements.
-template <class R>
-std::vector<unsigned char> written_places(const BasicPlan<R>& plan, index_t size) {
-  std::vector<unsigned char> mask(static_cast<std::size_t>(size), 0);
-  auto mark = [&](const Stage<R>& st, const Message& m) {
-    for (const R& r : st.runs_of(m))
-      for (index_t j = 0; j < r.count; ++j)
-        for (index_t e = 0; e < r.len; ++e) mask[static_cast<std::size_t>(r.dst + j * r.dst_stride + e * r.dst_step)] = 1;
-  };
-  for (const Stage<R>& st : plan.stages) {
-    if (st.to != Buffer::destination) continue;
-    mark(st, st.local);
-    for (const Message& m : st.recvs) mark(st, m);
-  }
-  return mask;
-}
-
 /// After b = a into an Indirect<Op> destination: the places no element was written to (an index's
 /// holders but its first) get Op's identity. O(local) per call.
 template <class Plan, class B>

@@ -13,6 +13,7 @@
 #include <redist/dist/indirect.hpp>
 #include <redist/plan/layout.hpp>
 #include <redist/plan/moves.hpp>
+#include <redist/plan/plan.hpp>
 
 namespace redist::detail {
 
@@ -192,6 +193,24 @@ void directory_moves(index_t lo, index_t hi, Src& src, Dst& dst, bool folds, boo
       }
     }
   }
+}
+
+/// The places of this rank's destination that a one-stage plan writes (its local copy and its
+/// receives), as a mask over `size` elements.
+template <class R>
+std::vector<unsigned char> written_places(const BasicPlan<R>& plan, index_t size) {
+  std::vector<unsigned char> mask(static_cast<std::size_t>(size), 0);
+  auto mark = [&](const Stage<R>& st, const Message& m) {
+    for (const R& r : st.runs_of(m))
+      for (index_t j = 0; j < r.count; ++j)
+        for (index_t e = 0; e < r.len; ++e) mask[static_cast<std::size_t>(r.dst + j * r.dst_stride + e * r.dst_step)] = 1;
+  };
+  for (const Stage<R>& st : plan.stages) {
+    if (st.to != Buffer::destination) continue;
+    mark(st, st.local);
+    for (const Message& m : st.recvs) mark(st, m);
+  }
+  return mask;
 }
 
 }  // namespace redist::detail

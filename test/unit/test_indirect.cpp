@@ -1,0 +1,391 @@
+// Indirect layouts (issue "Arbitrary layouts"): the distributed directory and the plans it gives,
+// run in one process on virtual ranks. Each rank's part of the two all-to-all rounds is the pure
+// function the array layer calls (directory_requests, make_directory, directory_moves,
+// plan_of_moves); here the rounds are vectors handed from rank to rank. The plans then run in
+// memory, sender's runs checked against the receiver's, values folded where the source holds
+// partial values, against the brute-force oracle: every holder of every index (ghosts), with
+// every 1-D distribution on the other side. And what the directory costs a rank at 4096 ranks.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <redist/dist/block.hpp>
+#include <redist/dist/cyclic.hpp>
+#include <redist/dist/gen_block.hpp>
+#include <redist/dist/indirect.hpp>
+#include <redist/dist/partial.hpp>
+#include <redist/dist/replicated.hpp>
+#include <redist/plan/indirect.hpp>
+#include <redist/plan/plan.hpp>
+
+// This file's names, apart from the other files of its program: meson compiles them together
+// (unity build).
+namespace unit_test_indirect {
+
+using namespace redist;
+using Holder = IndirectDirectory::Holder;
+
+/// Every rank's directory part of the layout whose rank r lists lists[r] (the first round).
+std::vector<IndirectDirectory> directories(const std::vector<std::vector<index_t>>& lists, index_t n) {
+  const int p = static_cast<int>(lists.size());
+  std::vector<detail::Outbox<detail::DirectoryEntry>> out;
+  for (const auto& l : lists) out.push_back(detail::directory_requests(l, n, p));
+  std::vector<index_t> at(static_cast<std::size_t>(p), 0);  // per sender: where its records for d start
+  std::vector<IndirectDirectory> dirs;
+  for (int d = 0; d < p; ++d) {
+    std::vector<detail::DirectoryEntry> data;
+    std::vector<index_t> counts;
+    for (int r = 0; r < p; ++r) {
+      counts.push_back(out[r].counts[d]);
+      data.insert(data.end(), out[r].data.begin() + at[r], out[r].data.begin() + at[r] + out[r].counts[d]);
+      at[r] += out[r].counts[d];
+    }
+    dirs.push_back(detail::make_directory(d, n, p, data, counts));
+  }
+  return dirs;
+}
+
+/// One side of a virtual pair: an Indirect layout (lists per rank, Op void or std::plus) or a
+/// regular 1-D mapping M.
+template <class M>
+struct Side {
+  M m;
+  std::vector<std::vector<index_t>> lists;  // per rank: its global indices in local order
+  std::vector<IndirectDirectory> dirs;
+  bool indirect = false;
+  bool partial = false;  // holds partial values (Indirect<plus>, Partial<>)
+};
+
+template <class Op>
+Side<typename Indirect<Op>::mapping> indirect_side(const std::vector<std::vector<index_t>>& lists, index_t n) {
+  const int p = static_cast<int>(lists.size());
+  Side<typename Indirect<Op>::mapping> s{typename Indirect<Op>::mapping(Indirect<Op>{lists[0]}, n, p), lists, directories(lists, n),
+                                         true, !std::is_void_v<Op>};
+  return s;
+}
+template <class M>
+Side<M> regular_side(const M& m) {
+  Side<M> s{m, {}, {}, false, detail::partial_mapping_of(m)};
+  for (int r = 0; r < m.nprocs(); ++r) {
+    s.lists.emplace_back();
+    for (index_t l = 0; l < m.local_size(r); ++l) s.lists.back().push_back(m.global_index(r, l));
+  }
+  return s;
+}
+
+/// Every rank's moves for src -> dst (the second round: each directory rank's moves, handed to
+/// the ranks that take part), and every rank's plan of them.
+template <class A, class B>
+std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, std::vector<std::vector<IndirectMove>>* kept = nullptr) {
+  const int p = src.m.nprocs();
+  std::vector<std::vector<IndirectMove>> got(static_cast<std::size_t>(p));
+  for (int d = 0; d < p; ++d) {
+    detail::DirectorySide<A> s(src.m, src.indirect ? &src.dirs[d] : nullptr);
+    detail::DirectorySide<B> t(dst.m, dst.indirect ? &dst.dirs[d] : nullptr);
+    const auto [lo, hi] = detail::directory_range(d, n, p);
+    bool every = !dst.partial;
+    std::vector<std::vector<IndirectMove>> per;
+    detail::directory_moves(lo, hi, s, t, src.partial, every, p, per);
+    for (int r = 0; r < p; ++r) got[r].insert(got[r].end(), per[r].begin(), per[r].end());
+  }
+  std::vector<Plan> plans;
+  for (int r = 0; r < p; ++r) plans.push_back(detail::plan_of_moves(got[r], r, p));
+  if (kept != nullptr) *kept = std::move(got);
+  return plans;
+}
+
+/// The value rank r holds for global index g as a source: the element g + 1, or (partial values)
+/// a part of it that depends on the rank.
+double part(index_t g, int r, bool partial) { return partial ? static_cast<double>((g * 7 + r * 13) % 17 + 1) : static_cast<double>(g + 1); }
+
+/// Runs every rank's plan in memory; checks each message against its receiver's (same peer
+/// pairing, same runs), folds by + where the source holds partial values, and returns the
+/// destinations; writes[r][l] counts the stores into rank r's place l. Places a plan does not
+/// write hold 0 (what the array layer writes there: detail::written_places).
+template <class A, class B>
+std::vector<std::vector<double>> run_plans(const std::vector<Plan>& plans, const Side<A>& src, const Side<B>& dst,
+                                           std::vector<std::vector<int>>& writes) {
+  const std::size_t p = plans.size();
+  std::vector<std::vector<double>> in(p), out(p);
+  writes.assign(p, {});
+  for (std::size_t r = 0; r < p; ++r) {
+    for (index_t g : src.lists[r]) in[r].push_back(part(g, static_cast<int>(r), src.partial));
+    out[r].assign(dst.lists[r].size(), src.partial ? 0.0 : -1.0);
+    writes[r].assign(dst.lists[r].size(), 0);
+  }
+  bool inside = true;  // every run's places within both local arrays
+  auto apply = [&](const Stage<Run>& st, const Message& m, std::size_t from, std::size_t to) {
+    for (const Run& x : st.runs_of(m))
+      for (index_t j = 0; j < x.count; ++j)
+        for (index_t e = 0; e < x.len; ++e) {
+          const auto s = static_cast<std::size_t>(x.src + j * x.src_stride + e * x.src_step);
+          const auto d = static_cast<std::size_t>(x.dst + j * x.dst_stride + e * x.dst_step);
+          if (s >= in[from].size() || d >= out[to].size()) {
+            inside = false;
+            continue;
+          }
+          out[to][d] = src.partial ? out[to][d] + in[from][s] : in[from][s];
+          ++writes[to][d];
+        }
+  };
+  std::size_t matched = 0, receives = 0;
+  for (std::size_t r = 0; r < p; ++r) {
+    const Stage<Run>& st = plans[r].only();
+    REQUIRE(st.schedule.size() <= 1);
+    receives += st.recvs.size();
+    apply(st, st.local, r, r);
+    for (const Message& m : st.sends) {
+      REQUIRE(m.peer != static_cast<int>(r));
+      const Stage<Run>& other = plans[static_cast<std::size_t>(m.peer)].only();
+      const auto it = std::find_if(other.recvs.begin(), other.recvs.end(), [&](const Message& x) { return x.peer == static_cast<int>(r); });
+      REQUIRE(it != other.recvs.end());
+      REQUIRE(it->size == m.size);
+      const auto a = st.runs_of(m), b = other.runs_of(*it);
+      REQUIRE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+      apply(st, m, r, static_cast<std::size_t>(m.peer));
+      ++matched;
+    }
+  }
+  REQUIRE(inside);
+  REQUIRE(matched == receives);
+  std::size_t mask_wrong = 0;
+  for (std::size_t r = 0; r < p; ++r) {
+    const auto mask = detail::written_places(plans[r], static_cast<index_t>(out[r].size()));
+    for (std::size_t l = 0; l < out[r].size(); ++l) {
+      mask_wrong += (mask[l] != 0) != (writes[r][l] > 0);
+      if (mask[l] == 0) out[r][l] = 0.0;
+    }
+  }
+  REQUIRE(mask_wrong == 0);
+  return out;
+}
+
+/// The oracle: what rank r's place l of dst holds after b = a, and how many stores it takes.
+template <class A, class B>
+void check_against_oracle(const Side<A>& src, const Side<B>& dst, index_t n) {
+  const int p = src.m.nprocs();
+  std::vector<std::vector<int>> holders(static_cast<std::size_t>(n));  // source holders per index
+  for (int r = 0; r < p; ++r)
+    for (index_t g : src.lists[r]) holders[static_cast<std::size_t>(g)].push_back(r);
+  std::vector<int> first_dst(static_cast<std::size_t>(n), p);
+  for (int r = 0; r < p; ++r)
+    for (index_t g : dst.lists[r]) first_dst[static_cast<std::size_t>(g)] = std::min(first_dst[static_cast<std::size_t>(g)], r);
+  std::vector<std::vector<int>> writes;
+  const auto plans = plans_of(src, dst, n);
+  const auto out = run_plans(plans, src, dst, writes);
+  std::size_t wrong = 0;
+  std::string first;
+  for (int r = 0; r < p; ++r)
+    for (std::size_t l = 0; l < dst.lists[r].size(); ++l) {
+      const index_t g = dst.lists[r][l];
+      const auto& h = holders[static_cast<std::size_t>(g)];
+      REQUIRE(!h.empty());
+      double element = 0;
+      for (int s : h) element += part(g, s, src.partial);
+      if (!src.partial) element = part(g, h.front(), false);
+      const bool receives = !dst.partial || first_dst[static_cast<std::size_t>(g)] == r;
+      const double want = receives ? element : 0.0;
+      const int stores = receives ? (src.partial ? static_cast<int>(h.size()) : 1) : 0;
+      if (out[r][l] != want || writes[r][l] != stores) {
+        if (wrong++ == 0)
+          first = "rank " + std::to_string(r) + " place " + std::to_string(l) + " (index " + std::to_string(g) + "): " +
+                  std::to_string(out[r][l]) + " in " + std::to_string(writes[r][l]) + " stores, expected " +
+                  std::to_string(want) + " in " + std::to_string(stores);
+      }
+    }
+  INFO(first);
+  CHECK(wrong == 0);
+}
+
+/// Random lists over [0, n) on p ranks: each index to a random rank (some ranks may hold none),
+/// then `ghosts` random extra indices per rank it does not hold yet, each rank's list shuffled.
+std::vector<std::vector<index_t>> random_lists(index_t n, int p, int ghosts, std::mt19937& rng) {
+  std::vector<std::vector<index_t>> lists(static_cast<std::size_t>(p));
+  std::uniform_int_distribution<int> who(0, p - 1);
+  const int empty = p > 2 ? who(rng) : -1;  // one rank may hold nothing at all
+  for (index_t g = 0; g < n; ++g) {
+    int r = who(rng);
+    if (r == empty) r = (r + 1) % p;
+    lists[static_cast<std::size_t>(r)].push_back(g);
+  }
+  for (int r = 0; r < p; ++r) {
+    if (r == empty || n == 0) continue;
+    std::vector<char> held(static_cast<std::size_t>(n), 0);
+    for (index_t g : lists[static_cast<std::size_t>(r)]) held[static_cast<std::size_t>(g)] = 1;
+    std::uniform_int_distribution<index_t> any(0, n - 1);
+    for (int k = 0; k < ghosts; ++k) {
+      const index_t g = any(rng);
+      if (!held[static_cast<std::size_t>(g)]) {
+        held[static_cast<std::size_t>(g)] = 1;
+        lists[static_cast<std::size_t>(r)].push_back(g);
+      }
+    }
+  }
+  for (auto& l : lists) std::shuffle(l.begin(), l.end(), rng);
+  return lists;
+}
+
+/// A 1-D halo: rank r's block of ceil(n / P) indices, then `w` ghosts on each side.
+std::vector<std::vector<index_t>> halo_lists(index_t n, int p, index_t w) {
+  std::vector<std::vector<index_t>> lists(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    const auto [lo, hi] = detail::directory_range(r, n, p);
+    auto& l = lists[static_cast<std::size_t>(r)];
+    for (index_t g = lo; g < hi; ++g) l.push_back(g);
+    if (lo == hi) continue;
+    for (index_t g = std::max<index_t>(0, lo - w); g < lo; ++g) l.push_back(g);
+    for (index_t g = hi; g < std::min(n, hi + w); ++g) l.push_back(g);
+  }
+  return lists;
+}
+
+TEST_CASE("indirect: the directory lists every holder of its indices, by rank, and finds an unheld one", "[indirect]") {
+  // 10 indices on 3 ranks: rank 0 holds 0-4 and 7 (a ghost), rank 1 holds 5, 6, 7, 9, rank 2 holds 2, 9 and 8.
+  const std::vector<std::vector<index_t>> lists = {{4, 3, 2, 1, 0, 7}, {9, 7, 5, 6}, {2, 9, 8}};
+  const auto dirs = directories(lists, 10);
+  REQUIRE(dirs.size() == 3);
+  CHECK(dirs[0].lo == 0);
+  CHECK(dirs[0].hi == 4);  // ceil(10 / 3) = 4
+  CHECK(dirs[2].lo == 8);
+  CHECK(dirs[2].hi == 10);
+  const auto h2 = dirs[0].of(2);
+  REQUIRE(h2.size() == 2);
+  CHECK(h2[0] == Holder{0, 2});
+  CHECK(h2[1] == Holder{2, 0});
+  const auto h7 = dirs[1].of(7);
+  REQUIRE(h7.size() == 2);
+  CHECK(h7[0] == Holder{0, 5});
+  CHECK(h7[1] == Holder{1, 1});
+  for (const auto& d : dirs) CHECK(detail::first_unheld(d) == -1);
+  // Without rank 1, 5 and 6 are held by nobody: the first is 5, in rank 1's part.
+  const auto missing = directories({{4, 3, 2, 1, 0, 7}, {}, {2, 9, 8}}, 10);
+  CHECK(detail::first_unheld(missing[0]) == -1);
+  CHECK(detail::first_unheld(missing[1]) == 5);
+  CHECK(detail::first_unheld(missing[2]) == -1);
+}
+
+TEST_CASE("indirect: a list that is really a block costs what a block costs", "[indirect]") {
+  const index_t n = 1000;
+  for (int p : {1, 3, 4, 7}) {
+    const Block::mapping block(Block{}, n, p);
+    std::vector<std::vector<index_t>> lists(static_cast<std::size_t>(p)), shifted(static_cast<std::size_t>(p));
+    for (int r = 0; r < p; ++r)
+      for (index_t l = 0; l < block.local_size(r); ++l) lists[r].push_back(block.global_index(r, l));
+    for (int r = 0; r < p; ++r) shifted[r] = lists[static_cast<std::size_t>((r + 1) % p)];
+    const auto a = indirect_side<void>(lists, n);
+    const auto b = indirect_side<void>(shifted, n);
+    const auto plans = plans_of(a, b, n);
+    for (int r = 0; r < p; ++r) {
+      const Stage<Run>& st = plans[r].only();
+      // Rank r's block goes whole to rank r - 1 (or stays, on one rank): one run, sent in place.
+      if (p == 1) {
+        CHECK(st.local.nruns == 1);
+        continue;
+      }
+      if (block.local_size(r) == 0) continue;
+      REQUIRE(st.sends.size() == 1);
+      CHECK(st.sends[0].nruns == 1);
+      CHECK(st.sends[0].direct);
+      CHECK(st.local.nruns == 0);
+    }
+    check_against_oracle(a, b, n);
+    check_against_oracle(a, regular_side(block), n);
+    check_against_oracle(regular_side(block), a, n);
+  }
+}
+
+TEST_CASE("indirect: random lists with ghosts, against the oracle, with every 1-D distribution", "[indirect]") {
+  std::mt19937 rng(20261128);
+  for (int p : {1, 2, 3, 5, 8, 16, 64}) {
+    for (int trial = 0; trial < 4; ++trial) {
+      const index_t n = std::uniform_int_distribution<index_t>(0, 400)(rng);
+      const int ghosts = trial == 0 ? 0 : std::uniform_int_distribution<int>(1, 12)(rng);
+      INFO("P = " << p << ", n = " << n << ", ghosts per rank " << ghosts);
+      const auto la = random_lists(n, p, ghosts, rng), lb = random_lists(n, p, ghosts, rng);
+      const auto copies_a = indirect_side<void>(la, n);
+      const auto copies_b = indirect_side<void>(lb, n);
+      const auto sums_a = indirect_side<std::plus<>>(la, n);
+      const auto sums_b = indirect_side<std::plus<>>(lb, n);
+      std::vector<index_t> sizes(static_cast<std::size_t>(p), 0);
+      for (index_t g = 0; g < n; ++g) ++sizes[std::uniform_int_distribution<std::size_t>(0, sizes.size() - 1)(rng)];
+      const auto block = regular_side(Block::mapping(Block{}, n, p));
+      const auto cyclic = regular_side(Cyclic<>::mapping(Cyclic<>{3}, n, p));
+      const auto gen = regular_side(GenBlock::mapping(GenBlock(sizes), n, p));
+      const auto copies = regular_side(Replicated::mapping(Replicated{}, n, p));
+      const auto partial = regular_side(Partial<>::mapping(Partial<>{}, n, p));
+      {  // Indirect copies to and from each other and every 1-D distribution
+        check_against_oracle(copies_a, copies_b, n);
+        check_against_oracle(copies_a, copies_a, n);
+        check_against_oracle(copies_a, block, n);
+        check_against_oracle(copies_a, cyclic, n);
+        check_against_oracle(copies_a, gen, n);
+        check_against_oracle(copies_a, copies, n);
+        check_against_oracle(block, copies_b, n);
+        check_against_oracle(cyclic, copies_b, n);
+        check_against_oracle(gen, copies_b, n);
+        check_against_oracle(copies, copies_b, n);
+      }
+      {  // partial values: folded from every holder, received by the first holder of a partial destination
+        check_against_oracle(sums_a, copies_b, n);
+        check_against_oracle(sums_a, sums_b, n);
+        check_against_oracle(sums_a, block, n);
+        check_against_oracle(sums_a, cyclic, n);
+        check_against_oracle(sums_a, copies, n);
+        check_against_oracle(copies_a, sums_b, n);
+        check_against_oracle(block, sums_b, n);
+        check_against_oracle(partial, copies_b, n);
+        check_against_oracle(copies_a, partial, n);
+      }
+    }
+  }
+}
+
+TEST_CASE("indirect: a reader takes its own copy, or keeps to one holder along a run", "[indirect]") {
+  // Halo of 2 on 4 ranks: into the same halo, every element is on its rank already (no message);
+  // into Block, each rank's block comes from its own list (no message either).
+  const index_t n = 64;
+  const auto halo = indirect_side<void>(halo_lists(n, 4, 2), n);
+  for (const Plan& plan : plans_of(halo, halo, n)) CHECK(plan.messages_sent() == 0);
+  for (const Plan& plan : plans_of(halo, regular_side(Block::mapping(Block{}, n, 4)), n)) CHECK(plan.messages_sent() == 0);
+  // From Block into the halo: each rank receives its two ghost ranges, one message from each neighbour.
+  const auto plans = plans_of(regular_side(Block::mapping(Block{}, n, 4)), halo, n);
+  for (int r = 0; r < 4; ++r) {
+    CHECK(plans[r].only().recvs.size() == (r == 0 || r == 3 ? 1u : 2u));
+    for (const Message& m : plans[r].only().recvs) CHECK(m.nruns == 1);
+  }
+}
+
+TEST_CASE("indirect: at 4096 virtual ranks a rank's share of the directory follows its list and n / P", "[indirect]") {
+  // A halo of 3 ghosts per side, 32 indices per rank: its Export with ADD (sums into the halo's
+  // owners: Indirect<plus> -> Block) and Import (Block -> the halo).
+  const int p = 4096;
+  const index_t n = index_t{32} * p;
+  const auto lists = halo_lists(n, p, 3);
+  const auto sums = indirect_side<std::plus<>>(lists, n);
+  const auto copies = indirect_side<void>(lists, n);
+  const auto block = regular_side(Block::mapping(Block{}, n, p));
+  std::size_t most_holders = 0;
+  for (const auto& d : sums.dirs) most_holders = std::max(most_holders, d.holders.size());
+  CHECK(most_holders <= 32 + 6);  // each index of a part: its owner, and a ghost at the part's ends
+  for (int way = 0; way < 2; ++way) {
+    std::vector<std::vector<IndirectMove>> moves;
+    const auto plans = way == 0 ? plans_of(sums, block, n, &moves) : plans_of(block, copies, n, &moves);
+    std::size_t most_moves = 0, most_messages = 0;
+    for (int r = 0; r < p; ++r) {
+      most_moves = std::max(most_moves, moves[r].size());
+      most_messages = std::max(most_messages, plans[r].messages_sent());
+    }
+    CHECK(most_moves <= 38 + 6);  // its list's moves (38) and the ghosts it takes part in from the other side
+    CHECK(most_messages <= 2);
+  }
+  check_against_oracle(sums, block, n);
+  check_against_oracle(block, copies, n);
+}
+
+}  // namespace unit_test_indirect
