@@ -287,6 +287,47 @@ TEST_CASE("Indirect: views over the caller's memory, make_plan and explain", "[m
   CHECK(e.steps <= 1);
 }
 
+TEST_CASE("Indirect: expressions, fused lists and started exchanges", "[mpi][indirect]") {
+  mpi::communicator world;
+  const int p = world.size(), r = world.rank();
+  const index_t n = 400;
+  const std::vector<index_t> mine = random_list(n, p, r, 8, 21);
+  const auto h = holders_of(world, mine, n);
+  DistArray<double, Block> a(world, n);
+  test::fill(a, value_of);
+  DistArray<double, Indirect<>> u(world, n, Indirect<>{mine});
+  test::fill(u, [](index_t g) { return static_cast<double>(g % 5); });
+  for (int rep = 0; rep < 3; ++rep) {
+    test::fill(u, [](index_t g) { return static_cast<double>(g % 5); });
+    u = 2.0 * a + 3.0 * u;  // every copy updated
+    CHECK(all_ok(world, test::holds(u, [](index_t g) { return 2.0 * value_of(g) + 3.0 * static_cast<double>(g % 5); })));
+  }
+  // Sums out of partial values, scaled; and two assignments in one exchange, started and waited for.
+  DistArray<double, Indirect<std::plus<>>> c(world, n, Indirect<std::plus<>>{mine});
+  for (index_t l = 0; l < c.local_size(); ++l) c.local()[static_cast<std::size_t>(l)] = part(c.global_index(l), r);
+  auto sum_of = [&](index_t g) {
+    double s = 0;
+    for (int q : h[static_cast<std::size_t>(g)]) s += part(g, q);
+    return s;
+  };
+  DistArray<double, Cyclic<3>> b(world, n);
+  b = 0.5 * c;
+  CHECK(all_ok(world, test::holds(b, [&](index_t g) { return 0.5 * sum_of(g); })));
+  DistArray<double, Indirect<>> v(world, n, Indirect<>{random_list(n, p, r, 3, 22)});
+  for (int rep = 0; rep < 3; ++rep) {
+    test::fill(b, [](index_t) { return -1.0; });
+    test::fill(v, [](index_t) { return -1.0; });
+    auto pending = redist::start(b <<= c, v <<= a);
+    pending.wait();
+    CHECK(all_ok(world, test::holds(b, sum_of)));
+    CHECK(all_ok(world, test::holds(v, value_of)));
+    test::fill(v, [](index_t) { return -1.0; });
+    redist::assign(v <<= u, b <<= a);
+    CHECK(all_ok(world, test::holds(v, [](index_t g) { return 2.0 * value_of(g) + 3.0 * static_cast<double>(g % 5); })));
+    CHECK(all_ok(world, test::holds(b, value_of)));
+  }
+}
+
 TEST_CASE("Indirect: a list that leaves an index unheld, lists one twice or names one outside [0, n) is refused on every rank",
           "[mpi][indirect]") {
   mpi::communicator world;

@@ -226,6 +226,7 @@ auto resolve(Assignment<B, E>& x) {
   // receive nothing hold the identity, or beta * b.
   constexpr bool scaled = is_scaled<std::remove_cvref_t<E>> || traits::conjugated;
   check_partial_types<typename traits::array_type, Dst, scaled>();
+  check_indirect_destination<Dst>();
   using SrcOp = partial_op_t<typename traits::array_type>;
   using DstOp = partial_op_t<Dst>;
   using Any = runtime::AnyStore<T, traits::conjugated>;

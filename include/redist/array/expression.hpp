@@ -183,6 +183,7 @@ void update(const E& term, Dst& dst, typename Dst::value_type alpha, typename Ds
                                       "element type");
   using A = typename traits::array_type;
   check_partial_types<A, Dst, true>();
+  check_indirect_destination<Dst>();
   using SrcOp = partial_op_t<A>;
   using DstOp = partial_op_t<Dst>;
   check_term(term, dst, call);

@@ -13,6 +13,7 @@
 #include <redist/dist/partial.hpp>
 #include <redist/dist/ldd.hpp>
 #include <redist/plan/layout.hpp>
+#include <redist/plan/moves.hpp>
 #include <redist/runtime/store.hpp>
 
 namespace redist::detail {
@@ -178,6 +179,17 @@ void start_partial(Dst& dst, const typename Dst::value_type* beta) {
   if constexpr (!std::is_void_v<DstOp>) to_identity = fold_identity<DstOp, T>::value();
   start_parts(dst.mapping(), dst.comm().rank(), dst.local(), !std::is_void_v<SrcOp>, !std::is_void_v<DstOp>,
               from_identity, to_identity, beta);
+}
+
+/// Refuses, at compile time, an Indirect<Op> destination of partial values in an expression, a
+/// fused list or a started exchange: b = a (redistribute, make_plan) writes Op's identity into the
+/// places such a destination does not receive; the others do not.
+template <class Dst>
+constexpr void check_indirect_destination() {
+  using M = typename Dst::mapping_type;
+  static_assert(!(indirect_layout<M> && !std::is_void_v<typename layout_partial<M>::type>),
+                "redist: an Indirect<Op> destination of partial values takes b = a (redistribute, make_plan) only, not an "
+                "expression, redist::assign(...) or redist::start(...)");
 }
 
 /// The checks of Partial<Op> dimensions every assignment of a source array A to a destination B
