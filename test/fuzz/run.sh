@@ -2,13 +2,15 @@
 # Builds a libFuzzer harness with clang (address and undefined sanitizers) and runs it for a
 # bounded time from its seed corpus. Usage: run.sh SOURCE_ROOT SECONDS [WORK_DIR] [HARNESS]
 # HARNESS: fuzz_plan (1-D layouts, seed corpus test/fuzz/corpus/, the default) or fuzz_plan_nd
-# (N-D layouts, test/fuzz/corpus_nd/). A crash leaves its input in WORK_DIR; make it a regression
+# (N-D layouts, test/fuzz/corpus_nd/) or fuzz_indirect (Indirect index lists with every 1-D layout,
+# test/fuzz/corpus_indirect/). A crash leaves its input in WORK_DIR; make it a regression
 # test (copy it into the seed corpus).
 set -eu
 root=$(cd "$1" && pwd) seconds=$2 work=${3:-$(mktemp -d)} harness=${4:-fuzz_plan}
 case "$harness" in
   fuzz_plan) seeds=$root/test/fuzz/corpus ;;
   fuzz_plan_nd) seeds=$root/test/fuzz/corpus_nd ;;
+  fuzz_indirect) seeds=$root/test/fuzz/corpus_indirect ;;
   *) echo "run.sh: unknown harness $harness"; exit 2 ;;
 esac
 mkdir -p "$work/corpus"

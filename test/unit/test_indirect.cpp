@@ -24,183 +24,22 @@
 #include <redist/plan/indirect.hpp>
 #include <redist/plan/plan.hpp>
 
+#include "../support/indirect_sim.hpp"
+
 // This file's names, apart from the other files of its program: meson compiles them together
 // (unity build).
 namespace unit_test_indirect {
 
 using namespace redist;
+using namespace redist::test;
 using Holder = IndirectDirectory::Holder;
 
-/// Every rank's directory part of the layout whose rank r lists lists[r] (the first round).
-std::vector<IndirectDirectory> directories(const std::vector<std::vector<index_t>>& lists, index_t n) {
-  const int p = static_cast<int>(lists.size());
-  std::vector<detail::Outbox<detail::DirectoryEntry>> out;
-  for (const auto& l : lists) out.push_back(detail::directory_requests(l, n, p));
-  std::vector<index_t> at(static_cast<std::size_t>(p), 0);  // per sender: where its records for d start
-  std::vector<IndirectDirectory> dirs;
-  for (int d = 0; d < p; ++d) {
-    std::vector<detail::DirectoryEntry> data;
-    std::vector<index_t> counts;
-    for (int r = 0; r < p; ++r) {
-      counts.push_back(out[r].counts[d]);
-      data.insert(data.end(), out[r].data.begin() + at[r], out[r].data.begin() + at[r] + out[r].counts[d]);
-      at[r] += out[r].counts[d];
-    }
-    dirs.push_back(detail::make_directory(d, n, p, data, counts));
-  }
-  return dirs;
-}
-
-/// One side of a virtual pair: an Indirect layout (lists per rank, Op void or std::plus) or a
-/// regular 1-D mapping M.
-template <class M>
-struct Side {
-  M m;
-  std::vector<std::vector<index_t>> lists;  // per rank: its global indices in local order
-  std::vector<IndirectDirectory> dirs;
-  bool indirect = false;
-  bool partial = false;  // holds partial values (Indirect<plus>, Partial<>)
-};
-
-template <class Op>
-Side<typename Indirect<Op>::mapping> indirect_side(const std::vector<std::vector<index_t>>& lists, index_t n) {
-  const int p = static_cast<int>(lists.size());
-  Side<typename Indirect<Op>::mapping> s{typename Indirect<Op>::mapping(Indirect<Op>{lists[0]}, n, p), lists, directories(lists, n),
-                                         true, !std::is_void_v<Op>};
-  return s;
-}
-template <class M>
-Side<M> regular_side(const M& m) {
-  Side<M> s{m, {}, {}, false, detail::partial_mapping_of(m)};
-  for (int r = 0; r < m.nprocs(); ++r) {
-    s.lists.emplace_back();
-    for (index_t l = 0; l < m.local_size(r); ++l) s.lists.back().push_back(m.global_index(r, l));
-  }
-  return s;
-}
-
-/// Every rank's moves for src -> dst (the second round: each directory rank's moves, handed to
-/// the ranks that take part), and every rank's plan of them.
-template <class A, class B>
-std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, std::vector<std::vector<IndirectMove>>* kept = nullptr) {
-  const int p = src.m.nprocs();
-  std::vector<std::vector<IndirectMove>> got(static_cast<std::size_t>(p));
-  for (int d = 0; d < p; ++d) {
-    detail::DirectorySide<A> s(src.m, src.indirect ? &src.dirs[d] : nullptr);
-    detail::DirectorySide<B> t(dst.m, dst.indirect ? &dst.dirs[d] : nullptr);
-    const auto [lo, hi] = detail::directory_range(d, n, p);
-    bool every = !dst.partial;
-    std::vector<std::vector<IndirectMove>> per;
-    detail::directory_moves(lo, hi, s, t, src.partial, every, p, per);
-    for (int r = 0; r < p; ++r) got[r].insert(got[r].end(), per[r].begin(), per[r].end());
-  }
-  std::vector<Plan> plans;
-  for (int r = 0; r < p; ++r) plans.push_back(detail::plan_of_moves(got[r], r, p));
-  if (kept != nullptr) *kept = std::move(got);
-  return plans;
-}
-
-/// The value rank r holds for global index g as a source: the element g + 1, or (partial values)
-/// a part of it that depends on the rank.
-double part(index_t g, int r, bool partial) { return partial ? static_cast<double>((g * 7 + r * 13) % 17 + 1) : static_cast<double>(g + 1); }
-
-/// Runs every rank's plan in memory; checks each message against its receiver's (same peer
-/// pairing, same runs), folds by + where the source holds partial values, and returns the
-/// destinations; writes[r][l] counts the stores into rank r's place l. Places a plan does not
-/// write hold 0 (what the array layer writes there: detail::written_places).
-template <class A, class B>
-std::vector<std::vector<double>> run_plans(const std::vector<Plan>& plans, const Side<A>& src, const Side<B>& dst,
-                                           std::vector<std::vector<int>>& writes) {
-  const std::size_t p = plans.size();
-  std::vector<std::vector<double>> in(p), out(p);
-  writes.assign(p, {});
-  for (std::size_t r = 0; r < p; ++r) {
-    for (index_t g : src.lists[r]) in[r].push_back(part(g, static_cast<int>(r), src.partial));
-    out[r].assign(dst.lists[r].size(), src.partial ? 0.0 : -1.0);
-    writes[r].assign(dst.lists[r].size(), 0);
-  }
-  bool inside = true;  // every run's places within both local arrays
-  auto apply = [&](const Stage<Run>& st, const Message& m, std::size_t from, std::size_t to) {
-    for (const Run& x : st.runs_of(m))
-      for (index_t j = 0; j < x.count; ++j)
-        for (index_t e = 0; e < x.len; ++e) {
-          const auto s = static_cast<std::size_t>(x.src + j * x.src_stride + e * x.src_step);
-          const auto d = static_cast<std::size_t>(x.dst + j * x.dst_stride + e * x.dst_step);
-          if (s >= in[from].size() || d >= out[to].size()) {
-            inside = false;
-            continue;
-          }
-          out[to][d] = src.partial ? out[to][d] + in[from][s] : in[from][s];
-          ++writes[to][d];
-        }
-  };
-  std::size_t matched = 0, receives = 0;
-  for (std::size_t r = 0; r < p; ++r) {
-    const Stage<Run>& st = plans[r].only();
-    REQUIRE(st.schedule.size() <= 1);
-    receives += st.recvs.size();
-    apply(st, st.local, r, r);
-    for (const Message& m : st.sends) {
-      REQUIRE(m.peer != static_cast<int>(r));
-      const Stage<Run>& other = plans[static_cast<std::size_t>(m.peer)].only();
-      const auto it = std::find_if(other.recvs.begin(), other.recvs.end(), [&](const Message& x) { return x.peer == static_cast<int>(r); });
-      REQUIRE(it != other.recvs.end());
-      REQUIRE(it->size == m.size);
-      const auto a = st.runs_of(m), b = other.runs_of(*it);
-      REQUIRE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
-      apply(st, m, r, static_cast<std::size_t>(m.peer));
-      ++matched;
-    }
-  }
-  REQUIRE(inside);
-  REQUIRE(matched == receives);
-  std::size_t mask_wrong = 0;
-  for (std::size_t r = 0; r < p; ++r) {
-    const auto mask = detail::written_places(plans[r], static_cast<index_t>(out[r].size()));
-    for (std::size_t l = 0; l < out[r].size(); ++l) {
-      mask_wrong += (mask[l] != 0) != (writes[r][l] > 0);
-      if (mask[l] == 0) out[r][l] = 0.0;
-    }
-  }
-  REQUIRE(mask_wrong == 0);
-  return out;
-}
-
-/// The oracle: what rank r's place l of dst holds after b = a, and how many stores it takes.
+/// The simulation against the oracle, as a check.
 template <class A, class B>
 void check_against_oracle(const Side<A>& src, const Side<B>& dst, index_t n) {
-  const int p = src.m.nprocs();
-  std::vector<std::vector<int>> holders(static_cast<std::size_t>(n));  // source holders per index
-  for (int r = 0; r < p; ++r)
-    for (index_t g : src.lists[r]) holders[static_cast<std::size_t>(g)].push_back(r);
-  std::vector<int> first_dst(static_cast<std::size_t>(n), p);
-  for (int r = 0; r < p; ++r)
-    for (index_t g : dst.lists[r]) first_dst[static_cast<std::size_t>(g)] = std::min(first_dst[static_cast<std::size_t>(g)], r);
-  std::vector<std::vector<int>> writes;
-  const auto plans = plans_of(src, dst, n);
-  const auto out = run_plans(plans, src, dst, writes);
-  std::size_t wrong = 0;
-  std::string first;
-  for (int r = 0; r < p; ++r)
-    for (std::size_t l = 0; l < dst.lists[r].size(); ++l) {
-      const index_t g = dst.lists[r][l];
-      const auto& h = holders[static_cast<std::size_t>(g)];
-      REQUIRE(!h.empty());
-      double element = 0;
-      for (int s : h) element += part(g, s, src.partial);
-      if (!src.partial) element = part(g, h.front(), false);
-      const bool receives = !dst.partial || first_dst[static_cast<std::size_t>(g)] == r;
-      const double want = receives ? element : 0.0;
-      const int stores = receives ? (src.partial ? static_cast<int>(h.size()) : 1) : 0;
-      if (out[r][l] != want || writes[r][l] != stores) {
-        if (wrong++ == 0)
-          first = "rank " + std::to_string(r) + " place " + std::to_string(l) + " (index " + std::to_string(g) + "): " +
-                  std::to_string(out[r][l]) + " in " + std::to_string(writes[r][l]) + " stores, expected " +
-                  std::to_string(want) + " in " + std::to_string(stores);
-      }
-    }
-  INFO(first);
-  CHECK(wrong == 0);
+  const std::string failure = simulate_indirect(src, dst, n);
+  INFO(failure);
+  CHECK(failure.empty());
 }
 
 /// Random lists over [0, n) on p ranks: each index to a random rank (some ranks may hold none),
