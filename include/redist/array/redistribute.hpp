@@ -168,7 +168,8 @@ void redistribute(const Src& src, Dst& dst, S policy = {}, const options& opts =
 /// transport of its plan, this rank's messages and bytes to other ranks (node-peer copies from
 /// shared memory are not messages), the schedule's steps, and str(), a few lines for a person.
 /// Before the first run it reports the decision as planned (the plan is built and cached in b, as
-/// b = a would, without communication); after, what the last run did. Communicates nothing.
+/// b = a would, without communication); after, what the last run did. Communicates nothing, but
+/// for a new pair with an Indirect layout, whose plan asks its directory (collective).
 template <DistributedArray Src, DistributedArray Dst, class S = schedule::automatic_t>
 Explanation explain(const Src& src, Dst& dst, S policy = {}, const options& opts = default_options()) {
   static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
