@@ -375,16 +375,28 @@ inline Plan plan_of_moves(std::span<const IndirectMove> moves, int rank, int npr
     else if (m.from == rank) sends.push_back(m);
     else if (m.to == rank) recvs.push_back(m);
   }
-  auto order = [](auto peer) {
-    return [peer](const IndirectMove& a, const IndirectMove& b) {
-      return std::tuple(peer(a), a.src, a.dst) < std::tuple(peer(b), b.src, b.dst);
-    };
+  // By peer (a stable counting sort: O(moves + P)), then each peer's moves by (source index,
+  // destination index) where they are not in that order already (the directory's answers come in
+  // index order, which is often the source's).
+  auto by_index = [](const IndirectMove& a, const IndirectMove& b) { return std::pair(a.src, a.dst) < std::pair(b.src, b.dst); };
+  auto sort_by = [&](std::vector<IndirectMove>& v, auto peer) {
+    std::vector<index_t> start(static_cast<std::size_t>(nprocs) + 1, 0);
+    for (const IndirectMove& m : v) ++start[static_cast<std::size_t>(peer(m)) + 1];
+    for (std::size_t q = 1; q < start.size(); ++q) start[q] += start[q - 1];
+    std::vector<IndirectMove> out(v.size());
+    std::vector<index_t> at(start.begin(), start.end() - 1);
+    for (const IndirectMove& m : v) out[static_cast<std::size_t>(at[static_cast<std::size_t>(peer(m))]++)] = m;
+    for (std::size_t q = 0; q + 1 < start.size(); ++q) {
+      const auto first = out.begin() + start[q], last = out.begin() + start[q + 1];
+      if (!std::is_sorted(first, last, by_index)) std::sort(first, last, by_index);
+    }
+    v = std::move(out);
   };
   const auto to_of = [](const IndirectMove& m) { return m.to; };
   const auto from_of = [](const IndirectMove& m) { return m.from; };
-  std::sort(sends.begin(), sends.end(), order(to_of));
-  std::sort(recvs.begin(), recvs.end(), order(from_of));
-  std::sort(local.begin(), local.end(), order([](const IndirectMove&) { return 0; }));
+  sort_by(sends, to_of);
+  sort_by(recvs, from_of);
+  if (!std::is_sorted(local.begin(), local.end(), by_index)) std::sort(local.begin(), local.end(), by_index);
   auto runs_of = [](std::span<const IndirectMove> ms, std::vector<Run>& out) {
     for (const IndirectMove& m : ms) append_run(out, Run{m.src, m.dst, 1, 1, 1, 1});
   };
