@@ -266,6 +266,16 @@ TEST_CASE("Indirect::from_owners: HPF's INDIRECT with the map in blocks", "[mpi]
     refused = std::string(e.what()).find("owner of " + std::to_string(bad_index)) != std::string::npos;
   }
   CHECK(all_ok(world, refused));
+  // An owner past int's range (2^32 would wrap to 0): refused too.
+  std::vector<long long> wide(owners.begin(), owners.end());
+  if (r == 0 && !wide.empty()) wide.front() = 1LL << 32;
+  refused = false;
+  try {
+    (void)Indirect<>::from_owners(world, n, wide);
+  } catch (const redist::error& e) {
+    refused = std::string(e.what()).find("owner of 0 is 4294967296") != std::string::npos;
+  }
+  CHECK(all_ok(world, refused));
 }
 
 TEST_CASE("Indirect: views over the caller's memory, make_plan and explain", "[mpi][indirect]") {
@@ -358,6 +368,18 @@ TEST_CASE("Indirect: a list that leaves an index unheld, lists one twice or name
   mine = halo(n, p, r, 0);
   if (r == p - 1) mine.push_back(n);
   CHECK(refused_naming(mine, "= " + std::to_string(n)));
+  // The other side a 1-D array on some of the ranks (Dist<Block> from rank 1): refused on every rank.
+  if (p > 1) {
+    DistArray<double, Indirect<>> u(world, n, Indirect<>{halo(n, p, r, 1)});
+    DistArray<double, Dist<Block>> sub(world, {n}, Grid{p - 1}.with_first(1));
+    bool refused = false;
+    try {
+      u = sub;
+    } catch (const redist::error& e) {
+      refused = std::string(e.what()).find("every rank of the communicator, in order") != std::string::npos;
+    }
+    CHECK(all_ok(world, refused));
+  }
   // A good list still works after the refusals.
   DistArray<double, Indirect<>> u(world, n, Indirect<>{halo(n, p, r, 1)});
   DistArray<double, Block> a(world, n);

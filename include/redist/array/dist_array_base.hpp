@@ -446,6 +446,8 @@ class DistArrayBase {
           {one_dimensional ? "n" : "extents", shape, false, std::span<const index_t>(extents)},
           {one_dimensional ? "distribution" : "distribution, grid and offsets", m ? m->fingerprint() : 0}};
       agree(comm, call_name(), params, failure);
+    } else if constexpr (indirect_layout<mapping_type>) {
+      agree(comm, call_name(), {}, failure);  // every rank, before the collective directory
     } else if (failure) {
       report_error(*failure);
     }

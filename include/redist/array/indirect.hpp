@@ -88,6 +88,9 @@ const auto& one_dimensional_mapping(const L& l) {
 template <class M>
 std::shared_ptr<const IndirectDirectory> make_indirect_directory(const boost::mpi::communicator& comm, const M& m) {
   const auto c = static_cast<MPI_Comm>(comm);
+  REDIST_EXPECTS(m.nprocs() == comm.size(),
+                 "redist::Indirect requires its layout to span the communicator (P = " + std::to_string(m.nprocs()) +
+                     ", communicator of " + std::to_string(comm.size()) + ")");
   const Outbox<DirectoryEntry> requests = directory_requests(m.indices(), m.size(), comm.size());
   std::vector<index_t> counts;
   const std::vector<DirectoryEntry> in = exchange_records(c, requests, counts, "an Indirect layout");
@@ -114,6 +117,15 @@ constexpr bool folds_as_source(const M& m) noexcept {
 /// the ranks that send or receive them (one MPI_Alltoallv). Collective; O(the moves + n / P).
 template <class From, class To>
 std::vector<IndirectMove> indirect_pair_moves(const boost::mpi::communicator& comm, const From& from, const To& to) {
+  // The directory reads a regular side's 1-D mapping by formula, its processes being the ranks:
+  // a rank-1 layout on some of the ranks, or with an offset, a rank map or padding, is not that.
+  auto linear = [](const auto& l) {
+    if constexpr (requires { l.is_linear(); }) return l.is_linear();
+    else return true;
+  };
+  if (!linear(from) || !linear(to))
+    report_error("redist: b = a with an Indirect layout requires the other layout to be a 1-D array on every rank of the "
+                 "communicator, in order (no grid subset, offset, rank map or padding)");
   const auto& fm = one_dimensional_mapping(from);
   const auto& tm = one_dimensional_mapping(to);
   using FM = std::remove_cvref_t<decltype(fm)>;
@@ -183,8 +195,8 @@ struct indirect_from_owners {
     const int p = comm.size();
     if (n < 0) report_error("redist::Indirect::from_owners(comm, n, owners) requires n to be >= 0 (got " + std::to_string(n) + ")");
     const auto [lo, hi] = directory_range(comm.rank(), n, p);
-    std::vector<int> map;
-    for (const auto& o : owners) map.push_back(static_cast<int>(o));
+    std::vector<long long> map;
+    for (const auto& o : owners) map.push_back(static_cast<long long>(o));
     // The first bad entry over all ranks, as a global index (or n + 1 + rank for a wrong length).
     long long bad = LLONG_MAX;
     std::string why;
@@ -212,6 +224,7 @@ struct indirect_from_owners {
     }
     std::vector<std::vector<index_t>> per(static_cast<std::size_t>(p));
     for (std::size_t i = 0; i < map.size(); ++i) per[static_cast<std::size_t>(map[i])].push_back(lo + static_cast<index_t>(i));
+    // (every owner is in [0, P) here)
     std::vector<index_t> counts;
     std::vector<index_t> mine_indices = exchange_records(c, outbox_of(per), counts, "redist::Indirect::from_owners");
     std::sort(mine_indices.begin(), mine_indices.end());
