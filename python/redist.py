@@ -30,9 +30,11 @@ import os
 import numpy as np
 
 __all__ = ["Error", "ArgumentError", "MismatchError", "OutOfMemoryError", "MPIError", "Layout", "Plan", "version",
-           "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum", "ROW_MAJOR", "COLUMN_MAJOR"]
+           "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum", "indirect", "ROW_MAJOR",
+           "COLUMN_MAJOR"]
 
 BLOCK, CYCLIC, GEN_BLOCK, COLLAPSED, REPLICATED, PARTIAL_SUM = 0, 1, 2, 3, 4, 5
+INDIRECT, INDIRECT_SUM = 6, 7
 ROW_MAJOR, COLUMN_MAJOR = 0, 1
 
 
@@ -78,6 +80,8 @@ def _lib():
                                              ctypes.c_int, ctypes.c_int64, ctypes.POINTER(vp)]
         lib.redist_layout_from_descriptor.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_int,
                                                       ctypes.c_int, ctypes.c_int, ctypes.POINTER(vp)]
+        lib.redist_layout_create_indirect.argtypes = [ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64,
+                                                      ctypes.c_int, ctypes.POINTER(vp)]
         lib.redist_layout_set_ranks.argtypes = [vp, ctypes.POINTER(ctypes.c_int)]
         lib.redist_layout_local_size_f.argtypes = [vp, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
         lib.redist_layout_local_shape_f.argtypes = [vp, ctypes.c_int, ctypes.POINTER(ctypes.c_int64),
@@ -140,6 +144,20 @@ def partial_sum(extent, nprocs):
     return (PARTIAL_SUM, extent, 0, None, nprocs, 0)
 
 
+def indirect(extent, indices, sums=False):
+    """A 1-D layout of extent elements in which this rank holds the global indices listed (a NumPy
+    integer array or any sequence of integers, copied), in that local order: element l of its array
+    is global element indices[l] (HPF's INDIRECT, Tpetra's Map). Each rank passes its own list;
+    an index may be listed by several ranks (ghosts), by each at most once, and every index of
+    [0, extent) by some rank (a Plan with the layout checks that, on every rank alike). sums=False:
+    the holders of an index hold copies (as a target every holder receives the element, as a source
+    one copy is read). sums=True: they hold partial values whose sum is the element (as a source
+    they are added, the Plan's dtype must then be a number; as a target the lowest-ranked holder
+    receives the element and the others 0). Pair it in a Plan with another indirect layout or a 1-D
+    layout over every rank of the communicator."""
+    return Layout._indirect(extent, indices, sums)
+
+
 # The numeric element types of redist_plan_create_typed (REDIST_FLOAT, ...), in native byte order.
 _TYPES = {np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.int32): 3, np.dtype(np.int64): 4,
           np.dtype(np.uint32): 5, np.dtype(np.uint64): 6, np.dtype(np.complex64): 7, np.dtype(np.complex128): 8}
@@ -188,6 +206,24 @@ class Layout:
         self.partial = False
         d = (ctypes.c_int * 9)(*[int(x) for x in desc])
         _check(_lib().redist_layout_from_descriptor(d, nprow, npcol, grid_order, grid_first, ctypes.byref(self._ptr)))
+        return self
+
+    @classmethod
+    def _indirect(cls, extent, indices, sums):
+        a = np.asarray(indices)
+        if a.size == 0:
+            a = np.empty(0, dtype=np.int64)
+        if a.ndim != 1 or a.dtype.kind not in "iu":
+            raise ArgumentError(f"redist.indirect: indices must be a 1-D sequence of integers (got {a.ndim} dimensions of "
+                                f"dtype {a.dtype})")
+        a = np.ascontiguousarray(a, dtype=np.int64)
+        self = cls.__new__(cls)
+        self._ptr = ctypes.c_void_p()
+        self.ndims = 1
+        self.storage_order = COLUMN_MAJOR
+        self.partial = bool(sums)
+        _check(_lib().redist_layout_create_indirect(int(extent), a.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)), a.size,
+                                                    INDIRECT_SUM if sums else INDIRECT, ctypes.byref(self._ptr)))
         return self
 
     def local_size(self, comm):

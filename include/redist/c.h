@@ -50,10 +50,18 @@ enum {
   REDIST_GEN_BLOCK = 2, /* HPF GEN_BLOCK(sizes): sizes[p] elements on process p of the dimension */
   REDIST_COLLAPSED = 3, /* not distributed (the grid's extent must be 1) */
   REDIST_REPLICATED = 4, /* every process of the grid dimension holds all of it (copies; any nprocs) */
-  REDIST_PARTIAL_SUM = 5 /* every process of the grid dimension holds all of it, a partial value of each
-                            element: the element is their sum. As a source they are added on the way
-                            (a plan made by redist_plan_create_typed); as a destination process 0 of
-                            the grid dimension receives the element, the others 0 */
+  REDIST_PARTIAL_SUM = 5, /* every process of the grid dimension holds all of it, a partial value of each
+                             element: the element is their sum. As a source they are added on the way
+                             (a plan made by redist_plan_create_typed); as a destination process 0 of
+                             the grid dimension receives the element, the others 0 */
+  /* The kinds of a 1-D INDIRECT layout (redist_layout_create_indirect: each rank lists the global
+   * indices it holds; not kinds of a redist_dim): */
+  REDIST_INDIRECT = 6,    /* an index may be listed by several ranks (ghosts), holding copies: as a destination
+                             every holder receives the element, as a source a receiver reads one copy (its own
+                             when it holds one) */
+  REDIST_INDIRECT_SUM = 7 /* the holders of an index hold partial values whose sum is the element: as a source
+                             every holder's value is added on the way (a plan made by redist_plan_create_typed);
+                             as a destination the lowest-ranked holder receives the element, the others 0 */
 };
 
 /* Element types of redist_plan_create_typed (partial sums are added in them). */
@@ -99,13 +107,22 @@ REDIST_C_API int redist_layout_create(int ndims, const redist_dim* dims, int gri
 REDIST_C_API int redist_layout_from_descriptor(const int desc[9], int nprow, int npcol, int grid_order, int grid_first,
                                   redist_layout* layout);
 
+/* An INDIRECT layout of extent elements (HPF's INDIRECT, Tpetra's Map): this rank holds the count
+ * global indices listed in indices (copied), in that local order: local element l is global
+ * element indices[l]. kind is REDIST_INDIRECT (copies: ghosts allowed) or REDIST_INDIRECT_SUM
+ * (partial sums). 1-D; each rank passes its own list (count 0 and indices NULL: none), each index
+ * in [0, extent) and listed once on a rank; every index of [0, extent) must be listed by some rank,
+ * which redist_plan_create finds (on every rank alike). Not collective. */
+REDIST_C_API int redist_layout_create_indirect(int64_t extent, const int64_t* indices, int64_t count, int kind,
+                                               redist_layout* layout);
+
 /* Places layout's grid on any ranks: process k of the grid (numbered in its grid_order) on rank
  * ranks[k], for all k < dims[0].nprocs x ... (distinct ranks >= 0; a plan checks them against its
  * communicator). For grids made by BLACS's Cblacs_gridmap. Replaces grid_first. Not collective. */
 REDIST_C_API int redist_layout_set_ranks(redist_layout layout, const int* ranks);
 
 /* The number of elements this rank of comm stores for layout (its buffer's size; 0 outside the
- * grid). Not collective. */
+ * grid; an INDIRECT layout's: its count). Not collective. */
 REDIST_C_API int redist_layout_local_size(redist_layout layout, MPI_Comm comm, int64_t* elements);
 
 /* This rank's part of layout on comm as an array (writes ndims values each; all zero outside the
@@ -116,8 +133,9 @@ REDIST_C_API int redist_layout_local_shape(redist_layout layout, MPI_Comm comm, 
 
 /* The global indices this rank of comm holds along dimension dim (0 to ndims - 1): writes its
  * local extent along dim (redist_layout_local_shape's extents[dim]) values, indices[l] the global
- * index of local index l. In a REPLICATED or PARTIAL_SUM dimension, 0 to extent - 1. Nothing is
- * written outside the grid (the local extent is 0). Not collective. */
+ * index of local index l. In a REPLICATED or PARTIAL_SUM dimension, 0 to extent - 1; of an
+ * INDIRECT layout (dim 0), this rank's list. Nothing is written outside the grid (the local extent
+ * is 0). Not collective. */
 REDIST_C_API int redist_layout_global_indices(redist_layout layout, MPI_Comm comm, int dim, int64_t* indices);
 
 /* Frees a layout and sets *layout to NULL (a plan keeps what it needs). NULL is allowed. */
@@ -125,7 +143,9 @@ REDIST_C_API int redist_layout_free(redist_layout* layout);
 
 /* The plan of from -> to on comm for elements of element_size bytes (1, 2, 4, 8 or 16), built
  * without communication but agreed on its first run. Collective: every rank of comm calls it
- * with layouts of the same global values. */
+ * with layouts of the same global values. With an INDIRECT layout on either side (the other a 1-D
+ * layout on every rank of comm in order, or INDIRECT too) it communicates: it makes each INDIRECT
+ * layout's directory (distributed in blocks over comm) and asks it for this rank's moves. */
 REDIST_C_API int redist_plan_create(redist_layout from, redist_layout to, MPI_Comm comm, size_t element_size, redist_plan* plan);
 
 /* The plan of from -> to on comm for elements of element_type (REDIST_DOUBLE, ...): as

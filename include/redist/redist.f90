@@ -24,6 +24,9 @@ module redist
   ! The distribution of one dimension.
   integer(c_int), parameter :: REDIST_BLOCK = 0, REDIST_CYCLIC = 1, REDIST_GEN_BLOCK = 2, REDIST_COLLAPSED = 3, &
                                REDIST_REPLICATED = 4, REDIST_PARTIAL_SUM = 5
+  ! The kinds of a 1-D INDIRECT layout (redist_layout_create_indirect): copies (ghosts allowed), or
+  ! partial sums (added as a source; as a destination the lowest-ranked holder gets the element).
+  integer(c_int), parameter :: REDIST_INDIRECT = 6, REDIST_INDIRECT_SUM = 7
   ! Element types of redist_plan_create_typed_f (partial sums are added in them).
   integer(c_int), parameter :: REDIST_FLOAT = 1, REDIST_DOUBLE = 2, REDIST_INT32 = 3, REDIST_INT64 = 4, &
                                REDIST_UINT32 = 5, REDIST_UINT64 = 6, REDIST_COMPLEX_FLOAT = 7, REDIST_COMPLEX_DOUBLE = 8
@@ -56,6 +59,16 @@ module redist
       import :: c_int, c_ptr
       integer(c_int), intent(in) :: desc(9)
       integer(c_int), value :: nprow, npcol, grid_order, grid_first
+      type(c_ptr), intent(out) :: layout
+    end function
+    ! An INDIRECT layout of extent elements: this rank holds the count global indices (from 0) of
+    ! indices, in that local order (local element l + 1 is global element indices(l + 1)). Not collective.
+    integer(c_int) function redist_layout_create_indirect(extent, indices, count, kind, layout) &
+        bind(C, name='redist_layout_create_indirect')
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), value :: extent, count
+      integer(c_int64_t), intent(in) :: indices(*)
+      integer(c_int), value :: kind
       type(c_ptr), intent(out) :: layout
     end function
     integer(c_int) function redist_layout_set_ranks(layout, ranks) bind(C, name='redist_layout_set_ranks')

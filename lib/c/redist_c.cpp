@@ -1,15 +1,18 @@
 /// @file libredist-c: the C interface of redist/c.h over the typed engine. A layout is up to four
-/// AnyDist dimensions (redist/dist/any.hpp) on a dynamic grid; a plan is a Redistribution between
-/// two such layouts, run on the caller's buffers as elements of 1 to 16 bytes, or of a numeric
-/// type (redist_plan_create_typed), in which partial sums are added.
+/// AnyDist dimensions (redist/dist/any.hpp) on a dynamic grid, or this rank's list of indices of an
+/// Indirect layout (redist/dist/indirect.hpp); a plan is a Redistribution between two such layouts,
+/// run on the caller's buffers as elements of 1 to 16 bytes, or of a numeric type
+/// (redist_plan_create_typed), in which partial sums are added.
 #define OMPI_SKIP_MPICXX 1  // MPI's C++ bindings are not used (and warn under -Wextra)
 #include <redist/c.h>
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstdint>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <new>
 #include <numeric>
@@ -77,11 +80,20 @@ using AnyDistN = typename any_dist_of<std::make_index_sequence<N>>::type;
 template <std::size_t N>
 using MappingN = typename AnyDistN<N>::mapping;
 
+/// The rank-1 layout of an Indirect<Op> (Op void: copies; std::plus<>: partial sums), as a 1-D
+/// DistArray of it has.
+template <class Op>
+using IndirectN = typename redist::Dist<redist::Indirect<Op>>::mapping;
+
 }  // namespace
 
-/// A layout as stated: bound to a communicator's size when a plan or a local size needs it.
+/// A layout as stated: bound to a communicator's size when a plan or a local size needs it. An
+/// INDIRECT layout (redist_layout_create_indirect) is 1-D and holds this rank's list instead of
+/// dimensions: its directory is made when a plan needs it, on the plan's communicator.
 struct redist_layout_s {
   int ndims = 0;
+  int indirect = 0;              // REDIST_INDIRECT or REDIST_INDIRECT_SUM; 0: dimensions
+  std::vector<index_t> indices;  // INDIRECT: this rank's global indices, in local order
   std::array<AnyDist, max_dims> dists{};
   std::array<index_t, max_dims> extents{};
   std::array<int, max_dims> grid{};
@@ -90,6 +102,13 @@ struct redist_layout_s {
   int grid_first = 0;
   std::vector<int> ranks;  // redist_layout_set_ranks: position k on ranks[k]; empty: grid_first + k
   redist::Storage storage{};
+
+  /// This INDIRECT layout as the rank-1 layout of Indirect<Op> on nprocs ranks (no directory yet).
+  template <class Op>
+  IndirectN<Op> bind_indirect(int nprocs) const {
+    return IndirectN<Op>(redist::Dist<redist::Indirect<Op>>(redist::Indirect<Op>(indices)), {extents[0]},
+                         redist::DynamicGrid<1>(nprocs), {0}, redist::Storage{}, nprocs);
+  }
 
   template <std::size_t N>
   MappingN<N> bind(int nprocs) const {
@@ -185,6 +204,140 @@ std::size_t size_of_type(int type) {
   return size;
 }
 
+/// A plan with an INDIRECT layout on one side or both: a Redistribution between the rank-1 layouts
+/// From and To (Dist<AnyDist>'s, or Indirect<>'s standing for an Indirect<Op> of either Op, the
+/// plan being made of the moves the directory gave for the real pair), run on elements of T.
+/// Fold: the source holds partial sums (REDIST_INDIRECT_SUM, REDIST_PARTIAL_SUM), added in T on
+/// the way into a destination first zeroed. Otherwise moved as they are, and the places of an
+/// INDIRECT_SUM destination that receive nothing (each index's holders but its lowest-ranked) get
+/// zero (T{}: zero bytes).
+template <class From, class To, class T, bool Fold>
+struct IndirectPlan final : PlanBase {
+  IndirectPlan(boost::mpi::communicator c, From from, To to, bool zero_unwritten)
+      : comm{std::move(c)}, src_size{from.local_size(comm.rank())}, dst_size{to.local_size(comm.rank())},
+        zero_unwritten_{zero_unwritten}, r{std::move(from), std::move(to), comm.rank()} {}
+  void execute(const void* src, void* dst) override {
+    const std::span<const T> s(static_cast<const T*>(src), static_cast<std::size_t>(src_size));
+    const std::span<T> d(static_cast<T*>(dst), static_cast<std::size_t>(dst_size));
+    if constexpr (Fold) {
+      // dst = sum of the holders' values: each contribution added into 0.
+      r.run_update(comm, s, d, redist::runtime::fold_op<std::plus<>>{}, [&] { std::fill(d.begin(), d.end(), T{}); });
+    } else {
+      r.run(comm, s, d);
+      if (zero_unwritten_) {
+        const std::vector<unsigned char> written = redist::detail::written_places(r.plan(), dst_size);
+        for (std::size_t i = 0; i < d.size(); ++i)
+          if (written[i] == 0) d[i] = T{};
+      }
+    }
+  }
+  boost::mpi::communicator comm;
+  index_t src_size, dst_size;
+  bool zero_unwritten_;
+  redist::Redistribution<From, To> r;
+};
+
+/// The plan's rank-1 layout standing for m: itself, or for an Indirect layout Indirect<>'s of the
+/// same list without its directory (the moves are made; the sums of an Indirect<std::plus<>> are the
+/// plan's own business: IndirectPlan's Fold and zeros).
+template <class M>
+auto stand_in(const M& m) {
+  if constexpr (std::is_same_v<M, IndirectN<std::plus<>>>) {
+    return IndirectN<void>(redist::Dist<redist::Indirect<>>(redist::Indirect<>(m.linear().indices())), m.extents(), m.grid(),
+                           m.offsets(), m.storage(), m.nprocs());
+  } else if constexpr (std::is_same_v<M, IndirectN<void>>) {
+    M s = m;  // shares the list
+    s.linear().attach(nullptr);
+    return s;
+  } else {
+    return m;
+  }
+}
+
+/// The IndirectPlan of from -> to (stand-ins) for elements of element_size bytes or, when the source
+/// folds, of the numeric element_type.
+template <class From, class To>
+std::unique_ptr<PlanBase> make_indirect_typed(const boost::mpi::communicator& comm, From from, To to, bool fold,
+                                              bool zero_unwritten, int element_type, std::size_t element_size) {
+  std::unique_ptr<PlanBase> plan;
+  if (fold) {
+    with_type(element_type, [&](auto t) {
+      plan = std::make_unique<IndirectPlan<From, To, typename decltype(t)::type, true>>(comm, std::move(from), std::move(to),
+                                                                                        zero_unwritten);
+    });
+    return plan;
+  }
+  switch (element_size) {
+    case 1: return std::make_unique<IndirectPlan<From, To, Bytes<1>, false>>(comm, std::move(from), std::move(to), zero_unwritten);
+    case 2: return std::make_unique<IndirectPlan<From, To, Bytes<2>, false>>(comm, std::move(from), std::move(to), zero_unwritten);
+    case 4: return std::make_unique<IndirectPlan<From, To, Bytes<4>, false>>(comm, std::move(from), std::move(to), zero_unwritten);
+    case 8: return std::make_unique<IndirectPlan<From, To, Bytes<8>, false>>(comm, std::move(from), std::move(to), zero_unwritten);
+    default: return std::make_unique<IndirectPlan<From, To, Bytes<16>, false>>(comm, std::move(from), std::move(to), zero_unwritten);
+  }
+}
+
+/// One side of a pair with an INDIRECT layout, bound to the communicator: a 1-D layout of
+/// dimensions, or an Indirect layout of copies or of partial sums (with its directory, once made).
+using Side = std::variant<MappingN<1>, IndirectN<void>, IndirectN<std::plus<>>>;
+
+/// `l` bound to nprocs ranks as a Side (no communication). A layout of dimensions paired with an
+/// INDIRECT layout must place its element g on the rank its 1-D distribution names: the whole
+/// communicator from rank 0 in order, no offset, tight storage; else a redist::error naming `name`.
+Side side_of(const redist_layout_s& l, int nprocs, const char* name) {
+  if (l.indirect == REDIST_INDIRECT) return l.bind_indirect<void>(nprocs);
+  if (l.indirect == REDIST_INDIRECT_SUM) return l.bind_indirect<std::plus<>>(nprocs);
+  MappingN<1> m = l.bind<1>(nprocs);
+  if (!m.is_linear()) {
+    const std::string n = name;
+    if (l.grid[0] != nprocs)
+      fail(n + " must span the communicator to be paired with an INDIRECT layout: dims[0].nprocs must be its size (" +
+           std::to_string(nprocs) + ", got " + std::to_string(l.grid[0]) + ")");
+    fail(n + " must lie on the communicator's ranks in order to be paired with an INDIRECT layout: grid_first 0, "
+             "dims[0].offset 0, no redist_layout_set_ranks, leading_dimension 0 (got grid_first " + std::to_string(l.grid_first) +
+         ", offset " + std::to_string(l.offsets[0]) + (l.ranks.empty() ? "" : ", a rank map") + ", leading_dimension " +
+         std::to_string(l.storage.ld) + ")");
+  }
+  return m;
+}
+
+/// The plan of from -> to on comm, one of them (or both) INDIRECT. Collective over comm: each
+/// INDIRECT side's directory is made (from's, then to's; an index of [0, extent) that no rank
+/// lists is an error on every rank, naming the side and the index), then the pair's moves are
+/// asked of the directories, of which the plan is made.
+std::unique_ptr<PlanBase> make_indirect_plan(const boost::mpi::communicator& comm, Side from, Side to, bool fold,
+                                             bool zero_unwritten, int element_type, std::size_t element_size) {
+  auto attach = [&](Side& s, const char* name) {
+    std::visit(
+        [&](auto& m) {
+          if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(m)>, MappingN<1>>) {
+            try {
+              m.linear().attach(redist::detail::make_indirect_directory(comm, m.linear()));
+            } catch (const redist::error& e) {  // on every rank alike (the directory agrees on it)
+              fail(std::string(name) + " is an INDIRECT layout whose lists must hold every index of [0, extent) on some rank: " +
+                   e.what());
+            }
+          }
+        },
+        s);
+  };
+  attach(from, "from");
+  attach(to, "to");
+  return std::visit(
+      [&](const auto& f, const auto& t) -> std::unique_ptr<PlanBase> {
+        using F = std::remove_cvref_t<decltype(f)>;
+        using T = std::remove_cvref_t<decltype(t)>;
+        if constexpr (std::is_same_v<F, MappingN<1>> && std::is_same_v<T, MappingN<1>>) {
+          fail("a plan of two layouts of dimensions is not made here");  // create_plan's other path
+        } else {
+          // The directories give this rank's moves of the real pair; the plan is made of them.
+          return redist::detail::with_directory_moves(f, t, comm, [&] {
+            return make_indirect_typed(comm, stand_in(f), stand_in(t), fold, zero_unwritten, element_type, element_size);
+          });
+        }
+      },
+      from, to);
+}
+
 bool valid_order(int o) { return o == REDIST_ROW_MAJOR || o == REDIST_COLUMN_MAJOR; }
 Order order_of(int o) { return o == REDIST_ROW_MAJOR ? Order::row_major : Order::column_major; }
 
@@ -241,6 +394,10 @@ int redist_layout_create(int ndims, const redist_dim* dims, int grid_order, int 
           break;
         case REDIST_REPLICATED: l->dists[d] = redist::Replicated{}; break;
         case REDIST_PARTIAL_SUM: l->dists[d] = redist::Partial<>{}; break;
+        case REDIST_INDIRECT:
+        case REDIST_INDIRECT_SUM:
+          fail(name + ".kind must be a kind of dimension; an INDIRECT layout (REDIST_INDIRECT, REDIST_INDIRECT_SUM) is "
+                      "made of this rank's indices by redist_layout_create_indirect (got " + std::to_string(x.kind) + ")");
         default:
           fail(name + ".kind must be REDIST_BLOCK, REDIST_CYCLIC, REDIST_GEN_BLOCK, REDIST_COLLAPSED, REDIST_REPLICATED or "
                       "REDIST_PARTIAL_SUM (got " + std::to_string(x.kind) + ")");
@@ -273,10 +430,47 @@ int redist_layout_from_descriptor(const int desc[9], int nprow, int npcol, int g
   });
 }
 
+int redist_layout_create_indirect(int64_t extent, const int64_t* indices, int64_t count, int kind, redist_layout* layout) {
+  return guarded("redist_layout_create_indirect", [&] {
+    if (layout == nullptr) fail("layout must not be NULL");
+    *layout = nullptr;
+    if (extent < 0) fail("extent must be >= 0 (got " + std::to_string(extent) + ")");
+    if (count < 0) fail("count must be >= 0 (got " + std::to_string(count) + ")");
+    if (count > 0 && indices == nullptr) fail("indices must not be NULL (count is " + std::to_string(count) + ")");
+    if (kind != REDIST_INDIRECT && kind != REDIST_INDIRECT_SUM)
+      fail("kind must be REDIST_INDIRECT or REDIST_INDIRECT_SUM (got " + std::to_string(kind) + ")");
+    auto l = std::make_unique<redist_layout_s>();
+    l->ndims = 1;
+    l->indirect = kind;
+    l->extents[0] = extent;
+    if (count > 0) l->indices.assign(indices, indices + count);
+    // This rank's own checks (the others' lists are theirs: an index no rank holds is found by the
+    // plan, on every rank): each index in [0, extent), none listed twice; the first bad one named.
+    for (std::size_t i = 0; i < l->indices.size(); ++i)
+      if (l->indices[i] < 0 || l->indices[i] >= extent)
+        fail("indices[" + std::to_string(i) + "] must be in [0, extent) (got " + std::to_string(l->indices[i]) + ", extent " +
+             std::to_string(extent) + ")");
+    std::vector<std::pair<index_t, std::size_t>> sorted(l->indices.size());
+    for (std::size_t i = 0; i < sorted.size(); ++i) sorted[i] = {l->indices[i], i};
+    std::sort(sorted.begin(), sorted.end());
+    std::optional<std::pair<std::size_t, std::size_t>> repeat;  // (first place, repeated place), the earliest repeat
+    for (std::size_t i = 1; i < sorted.size(); ++i)
+      if (sorted[i].first == sorted[i - 1].first && (!repeat || sorted[i].second < repeat->second))
+        repeat = std::pair{sorted[i - 1].second, sorted[i].second};
+    if (repeat)
+      fail("indices must list each index once on a rank (indices[" + std::to_string(repeat->second) + "] = " +
+           std::to_string(l->indices[repeat->second]) + " repeats indices[" + std::to_string(repeat->first) + "])");
+    *layout = l.release();
+  });
+}
+
 int redist_layout_set_ranks(redist_layout layout, const int* ranks) {
   return guarded("redist_layout_set_ranks", [&] {
     if (layout == nullptr) fail("layout must not be NULL");
     if (ranks == nullptr) fail("ranks must not be NULL");
+    if (layout->indirect != 0)
+      fail("layout must be a layout of dimensions: an INDIRECT layout has no grid to place (its indices are on the ranks "
+           "that list them)");
     int size = 1;
     for (int d = 0; d < layout->ndims; ++d) size *= layout->grid[d];
     std::vector<int> r(ranks, ranks + size);
@@ -293,6 +487,10 @@ int redist_layout_local_size(redist_layout layout, MPI_Comm comm, int64_t* eleme
     int size = 0, rank = 0;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
+    if (layout->indirect != 0) {
+      *elements = static_cast<int64_t>(layout->indices.size());
+      return;
+    }
     *elements = layout->visit(size, [&](const auto& m) { return static_cast<int64_t>(m.local_size(rank)); });
   });
 }
@@ -304,6 +502,11 @@ int redist_layout_local_shape(redist_layout layout, MPI_Comm comm, int64_t* exte
     int size = 0, rank = 0;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
+    if (layout->indirect != 0) {  // a 1-D list, contiguous
+      if (extents != nullptr) extents[0] = static_cast<int64_t>(layout->indices.size());
+      if (strides != nullptr) strides[0] = 1;
+      return;
+    }
     layout->visit(size, [&](const auto& m) {
       const auto e = m.local_extents(rank);
       const bool inside = m.coords_of(rank).has_value();
@@ -325,6 +528,12 @@ int redist_layout_global_indices(redist_layout layout, MPI_Comm comm, int dim, i
     int size = 0, rank = 0;
     MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
+    if (layout->indirect != 0) {  // this rank's list
+      const std::vector<index_t>& v = layout->indices;
+      if (!v.empty() && indices == nullptr) fail("indices must not be NULL (this rank holds " + std::to_string(v.size()) + " along dim)");
+      std::copy(v.begin(), v.end(), indices);
+      return;
+    }
     layout->visit(size, [&](const auto& m) {
       if (!m.coords_of(rank).has_value()) return;  // outside the grid: no element
       const auto d = static_cast<std::size_t>(dim);
@@ -362,6 +571,8 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
     const boost::mpi::communicator world(comm, boost::mpi::comm_attach);
     // The checks each rank makes alone, then agreed (one all-reduce): every rank fails alike.
     std::optional<std::string> error;
+    const bool indirect = from != nullptr && to != nullptr && (from->indirect != 0 || to->indirect != 0);
+    std::optional<Side> from_side, to_side;  // a pair with an INDIRECT layout, bound
     try {
       if (from == nullptr || to == nullptr) fail("from and to must not be NULL");
       if (from->ndims != to->ndims)
@@ -376,23 +587,50 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
         if (from->extents[d] != to->extents[d])
           fail("from and to must have the same extents (dimension " + std::to_string(d) + ": " +
                std::to_string(from->extents[d]) + " vs " + std::to_string(to->extents[d]) + ")");
-      if (!typed)
+      if (!typed && from->indirect == REDIST_INDIRECT_SUM)
+        fail("from is REDIST_INDIRECT_SUM: adding partial sums needs their element type, make the plan with "
+             "redist_plan_create_typed");
+      if (!typed && from->indirect == 0)
         for (int d = 0; d < from->ndims; ++d)
           if (std::holds_alternative<redist::Partial<>>(from->dists[d].get()))
             fail("from's dimension " + std::to_string(d) + " is REDIST_PARTIAL_SUM: adding partial sums needs their "
                  "element type, make the plan with redist_plan_create_typed");
-      from->visit(world.size(), [](const auto&) {});  // the grid must fit the communicator
-      to->visit(world.size(), [](const auto&) {});
+      if (indirect) {
+        // Bound on the communicator (the grid of a layout of dimensions must fit it and lie on its ranks in order).
+        from_side = side_of(*from, world.size(), "from");
+        to_side = side_of(*to, world.size(), "to");
+      } else {
+        from->visit(world.size(), [](const auto&) {});  // the grid must fit the communicator
+        to->visit(world.size(), [](const auto&) {});
+      }
     } catch (const std::exception& e) {
       error = e.what();
     }
-    const redist::detail::Parameter params[] = {{"element_size", element_size, true},
-                                                {"element_type", static_cast<std::uint64_t>(element_type), true},
-                                                {"the number of dimensions", from != nullptr ? std::uint64_t(from->ndims) : 0, true}};
+    // A pair with an INDIRECT layout makes its directories (collective) right after this
+    // agreement: every rank must take that path, on the same extent.
+    const redist::detail::Parameter params[] = {
+        {"element_size", element_size, true},
+        {"element_type", static_cast<std::uint64_t>(element_type), true},
+        {"the number of dimensions", from != nullptr ? std::uint64_t(from->ndims) : 0, true},
+        {"kind of from (REDIST_INDIRECT 6, REDIST_INDIRECT_SUM 7, 0: a layout of dimensions)",
+         from != nullptr ? static_cast<std::uint64_t>(from->indirect) : 0, true},
+        {"kind of to (REDIST_INDIRECT 6, REDIST_INDIRECT_SUM 7, 0: a layout of dimensions)",
+         to != nullptr ? static_cast<std::uint64_t>(to->indirect) : 0, true},
+        {"extent of a plan with an INDIRECT layout", indirect ? static_cast<std::uint64_t>(from->extents[0]) : 0, true}};
     redist::detail::agree(world, call, params, error);
     // redist's own communicator: its messages never meet the caller's.
     const boost::mpi::communicator c(comm, boost::mpi::comm_duplicate);
     auto p = std::make_unique<redist_plan_s>();
+    if (indirect) {
+      // The source folds when it holds partial sums (INDIRECT_SUM, or a PARTIAL_SUM dimension: the
+      // plan is then typed); an INDIRECT_SUM destination's places that receive nothing get zero.
+      const bool fold = from->indirect == REDIST_INDIRECT_SUM ||
+                        (from->indirect == 0 && std::holds_alternative<redist::Partial<>>(from->dists[0].get()));
+      p->plan = make_indirect_plan(c, std::move(*from_side), std::move(*to_side), fold, to->indirect == REDIST_INDIRECT_SUM,
+                                   element_type, element_size);
+      *plan = p.release();
+      return;
+    }
     const int n = c.size();
     auto make = [&]<std::size_t N>(std::integral_constant<std::size_t, N>) {
       if (typed) return make_numeric<N>(c, from->bind<N>(n), to->bind<N>(n), element_type);

@@ -306,9 +306,363 @@ static void mapped(void) {
   free(b);
 }
 
+/* INDIRECT layouts: a 1-D halo, rank r holding its BLOCK part [lo, hi) of n and 1 + r % 3 ghosts on
+ * the left, 1 + (r + 1) % 3 on the right (inside [0, n)), listed as its block, then the left ghosts
+ * from the nearest down, then the right ones; and a scattered list, rank r holding the g with
+ * (7 g + 3) % P == r, from the largest down. */
+static void block_range(int r, int64_t n, int64_t* lo, int64_t* hi) {
+  const int64_t per = (n + nprocs - 1) / nprocs;
+  *lo = r * per < n ? r * per : n;
+  *hi = *lo + per < n ? *lo + per : n;
+}
+
+static int halo_holds(int r, int64_t n, int64_t g) {
+  int64_t lo, hi;
+  block_range(r, n, &lo, &hi);
+  return g >= lo - (1 + r % 3) && g < hi + (1 + (r + 1) % 3) && g >= 0 && g < n;
+}
+
+/* Rank r's halo list (returns its length; list holds at least n values). */
+static int64_t halo_list(int r, int64_t n, int64_t* list) {
+  int64_t lo, hi, k = 0;
+  block_range(r, n, &lo, &hi);
+  for (int64_t g = lo; g < hi; ++g) list[k++] = g;
+  for (int64_t g = lo - 1; g >= lo - (1 + r % 3) && g >= 0; --g) list[k++] = g;
+  for (int64_t g = hi; g < hi + (1 + (r + 1) % 3) && g < n; ++g) list[k++] = g;
+  return k;
+}
+
+static int halo_holders(int64_t n, int64_t g) {
+  int h = 0;
+  for (int r = 0; r < nprocs; ++r) h += halo_holds(r, n, g);
+  return h;
+}
+
+static int halo_first(int64_t n, int64_t g) {
+  for (int r = 0; r < nprocs; ++r)
+    if (halo_holds(r, n, g)) return r;
+  return -1;
+}
+
+static int64_t scattered_list(int r, int64_t n, int64_t* list) {
+  int64_t k = 0;
+  for (int64_t g = n - 1; g >= 0; --g)
+    if ((7 * g + 3) % nprocs == r) list[k++] = g;
+  return k;
+}
+
+static double value_of(int64_t g) { return 0.5 + 3.0 * (double)g; }
+
+static void indirect(void) {
+  const int64_t n = 7 * nprocs + 2;
+  int64_t* halo = malloc(sizeof(int64_t) * (size_t)n);
+  int64_t* scat = malloc(sizeof(int64_t) * (size_t)n);
+  const int64_t nh = halo_list(rank, n, halo), nsc = scattered_list(rank, n, scat);
+  redist_dim blk = {REDIST_BLOCK, n, 0, NULL, nprocs, 0};
+  redist_dim rep = {REDIST_REPLICATED, n, 0, NULL, nprocs, 0};
+  redist_dim part = {REDIST_PARTIAL_SUM, n, 0, NULL, nprocs, 0};
+  redist_layout lb = NULL, lr = NULL, lp = NULL, lh = NULL, lhs = NULL, ls = NULL, lss = NULL;
+  OK(redist_layout_create(1, &blk, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lb));
+  OK(redist_layout_create(1, &rep, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lr));
+  OK(redist_layout_create(1, &part, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lp));
+  OK(redist_layout_create_indirect(n, halo, nh, REDIST_INDIRECT, &lh));
+  OK(redist_layout_create_indirect(n, halo, nh, REDIST_INDIRECT_SUM, &lhs));
+  OK(redist_layout_create_indirect(n, scat, nsc, REDIST_INDIRECT, &ls));
+  OK(redist_layout_create_indirect(n, scat, nsc, REDIST_INDIRECT_SUM, &lss));
+  int64_t lo, hi;
+  block_range(rank, n, &lo, &hi);
+  const int64_t nb = hi - lo;
+
+  /* The queries: its count, a contiguous 1-D part, its list (nothing written past it). */
+  int64_t size = -1, ext = -1, stride = -1;
+  int64_t* g = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  OK(redist_layout_local_size(lh, MPI_COMM_WORLD, &size));
+  OK(redist_layout_local_shape(lh, MPI_COMM_WORLD, &ext, &stride));
+  CHECK(size == nh && ext == nh && stride == 1, "indirect local size %lld, shape %lld, stride %lld (count %lld)", (long long)size,
+        (long long)ext, (long long)stride, (long long)nh);
+  for (int64_t i = 0; i <= n; ++i) g[i] = -7;
+  OK(redist_layout_global_indices(lh, MPI_COMM_WORLD, 0, g));
+  for (int64_t i = 0; i < nh; ++i) CHECK(g[i] == halo[i], "indirect global_indices[%lld] = %lld", (long long)i, (long long)g[i]);
+  CHECK(g[nh] == -7, "indirect global_indices wrote past its count");
+  CHECK(redist_layout_global_indices(lh, MPI_COMM_WORLD, 1, g) == REDIST_ERROR, "indirect dim 1");
+  CHECK(strstr(redist_error_message(), "dim must be in [0, 1) (got 1)") != NULL, "message: %s", redist_error_message());
+
+  double* a = malloc(sizeof(double) * (size_t)(n + 1));   /* BLOCK part */
+  double* u = malloc(sizeof(double) * (size_t)(n + 1));   /* halo part */
+  double* w = malloc(sizeof(double) * (size_t)(n + 1));   /* scattered or whole */
+  int64_t* ia = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  int64_t* iu = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  for (int64_t l = 0; l < nb; ++l) a[l] = value_of(lo + l);
+
+  /* BLOCK -> INDIRECT: every holder, ghosts too, receives its elements; twice. */
+  redist_plan plan = NULL;
+  OK(redist_plan_create(lb, lh, MPI_COMM_WORLD, sizeof(double), &plan));
+  for (int rep_ = 0; rep_ < 2; ++rep_) {
+    for (int64_t l = 0; l < nh; ++l) u[l] = -1;
+    OK(redist_plan_execute(plan, a, u));
+    for (int64_t l = 0; l < nh; ++l)
+      CHECK(u[l] == value_of(halo[l]), "BLOCK -> INDIRECT run %d: u[%lld] (global %lld) = %g", rep_, (long long)l,
+            (long long)halo[l], u[l]);
+  }
+  OK(redist_plan_free(&plan));
+
+  /* INDIRECT_SUM -> BLOCK: every holder holds 1 (int64), or 1000 (r + 1) + g (double): each element
+   * is the number of its holders, or the sum of theirs; three runs (the second times them). */
+  for (int64_t l = 0; l < nh; ++l) {
+    iu[l] = 1;
+    u[l] = 1000.0 * (rank + 1) + (double)halo[l];
+  }
+  redist_plan counts = NULL, sums = NULL;
+  OK(redist_plan_create_typed(lhs, lb, MPI_COMM_WORLD, REDIST_INT64, &counts));
+  OK(redist_plan_create_typed(lhs, lb, MPI_COMM_WORLD, REDIST_DOUBLE, &sums));
+  for (int run = 0; run < 3; ++run) {
+    for (int64_t l = 0; l < nb; ++l) {
+      ia[l] = -1;
+      a[l] = -1;
+    }
+    OK(redist_plan_execute(counts, iu, ia));
+    OK(redist_plan_execute(sums, u, a));
+    for (int64_t l = 0; l < nb; ++l) {
+      const int64_t x = lo + l;
+      double want = 0;
+      for (int r = 0; r < nprocs; ++r)
+        if (halo_holds(r, n, x)) want += 1000.0 * (r + 1) + (double)x;
+      CHECK(ia[l] == halo_holders(n, x), "INDIRECT_SUM -> BLOCK run %d: counts[%lld] = %lld, holders %d", run, (long long)x,
+            (long long)ia[l], halo_holders(n, x));
+      CHECK(a[l] == want, "INDIRECT_SUM -> BLOCK run %d: sums[%lld] = %g, not %g", run, (long long)x, a[l], want);
+    }
+  }
+  OK(redist_plan_free(&counts));
+  OK(redist_plan_free(&sums));
+
+  /* INDIRECT -> INDIRECT: halo copies -> the scattered list -> halo copies again. */
+  for (int64_t l = 0; l < nh; ++l) u[l] = value_of(halo[l]);
+  redist_plan there = NULL, back = NULL;
+  OK(redist_plan_create(lh, ls, MPI_COMM_WORLD, sizeof(double), &there));
+  OK(redist_plan_create(ls, lh, MPI_COMM_WORLD, sizeof(double), &back));
+  for (int64_t l = 0; l < nsc; ++l) w[l] = -1;
+  OK(redist_plan_execute(there, u, w));
+  for (int64_t l = 0; l < nsc; ++l)
+    CHECK(w[l] == value_of(scat[l]), "INDIRECT -> INDIRECT: w[%lld] (global %lld) = %g", (long long)l, (long long)scat[l], w[l]);
+  for (int64_t l = 0; l < nh; ++l) u[l] = -1;
+  OK(redist_plan_execute(back, w, u));
+  for (int64_t l = 0; l < nh; ++l)
+    CHECK(u[l] == value_of(halo[l]), "INDIRECT -> INDIRECT back: u[%lld] (global %lld) = %g", (long long)l, (long long)halo[l], u[l]);
+  OK(redist_plan_free(&there));
+  OK(redist_plan_free(&back));
+
+  /* INDIRECT -> INDIRECT_SUM by bytes: the lowest-ranked holder of each index receives it, the
+   * others hold zero. */
+  for (int64_t l = 0; l < nh; ++l) u[l] = value_of(halo[l]);
+  OK(redist_plan_create(lh, lhs, MPI_COMM_WORLD, sizeof(double), &plan));
+  for (int64_t l = 0; l < nh; ++l) w[l] = -1;
+  OK(redist_plan_execute(plan, u, w));
+  for (int64_t l = 0; l < nh; ++l)
+    CHECK(w[l] == (halo_first(n, halo[l]) == rank ? value_of(halo[l]) : 0.0), "INDIRECT -> INDIRECT_SUM: w[%lld] (global %lld) = %g",
+          (long long)l, (long long)halo[l], w[l]);
+  OK(redist_plan_free(&plan));
+  /* INDIRECT_SUM (halo, 1 each) -> INDIRECT_SUM (scattered: one holder each) and -> INDIRECT_SUM
+   * (halo: the count at the lowest-ranked holder, 0 at the others). */
+  for (int64_t l = 0; l < nh; ++l) iu[l] = 1;
+  OK(redist_plan_create_typed(lhs, lss, MPI_COMM_WORLD, REDIST_INT64, &plan));
+  for (int64_t l = 0; l < nsc; ++l) ia[l] = -1;
+  OK(redist_plan_execute(plan, iu, ia));
+  for (int64_t l = 0; l < nsc; ++l)
+    CHECK(ia[l] == halo_holders(n, scat[l]), "INDIRECT_SUM -> INDIRECT_SUM (scattered): [%lld] (global %lld) = %lld", (long long)l,
+          (long long)scat[l], (long long)ia[l]);
+  OK(redist_plan_free(&plan));
+  OK(redist_plan_create_typed(lhs, lhs, MPI_COMM_WORLD, REDIST_INT64, &plan));
+  for (int run = 0; run < 2; ++run) {
+    for (int64_t l = 0; l < nh; ++l) ia[l] = -1;
+    OK(redist_plan_execute(plan, iu, ia));
+    for (int64_t l = 0; l < nh; ++l)
+      CHECK(ia[l] == (halo_first(n, halo[l]) == rank ? halo_holders(n, halo[l]) : 0),
+            "INDIRECT_SUM -> INDIRECT_SUM (halo) run %d: [%lld] (global %lld) = %lld", run, (long long)l, (long long)halo[l],
+            (long long)ia[l]);
+  }
+  OK(redist_plan_free(&plan));
+
+  /* With the placements: PARTIAL_SUM (rank r holds 1000 g + r of every g) -> INDIRECT halo copies,
+   * every holder the sum; INDIRECT -> REPLICATED, every rank all of it; INDIRECT_SUM -> REPLICATED. */
+  const int64_t P = nprocs;
+  for (int64_t x = 0; x < n; ++x) w[x] = (double)(1000 * x + rank);
+  OK(redist_plan_create_typed(lp, lh, MPI_COMM_WORLD, REDIST_DOUBLE, &plan));
+  for (int run = 0; run < 3; ++run) {
+    for (int64_t l = 0; l < nh; ++l) u[l] = -1;
+    OK(redist_plan_execute(plan, w, u));
+    for (int64_t l = 0; l < nh; ++l)
+      CHECK(u[l] == (double)(1000 * halo[l] * P + P * (P - 1) / 2), "PARTIAL_SUM -> INDIRECT run %d: u[%lld] (global %lld) = %g",
+            run, (long long)l, (long long)halo[l], u[l]);
+  }
+  OK(redist_plan_free(&plan));
+  /* INDIRECT_SUM (1 each) -> PARTIAL_SUM: rank 0 holds the counts, the others 0; BLOCK -> INDIRECT_SUM
+   * (typed): the lowest-ranked holder of each index receives it, the others 0. */
+  for (int64_t l = 0; l < nh; ++l) iu[l] = 1;
+  OK(redist_plan_create_typed(lhs, lp, MPI_COMM_WORLD, REDIST_INT64, &plan));
+  int64_t* parts = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  for (int64_t x = 0; x < n; ++x) parts[x] = -1;
+  OK(redist_plan_execute(plan, iu, parts));
+  for (int64_t x = 0; x < n; ++x)
+    CHECK(parts[x] == (rank == 0 ? halo_holders(n, x) : 0), "INDIRECT_SUM -> PARTIAL_SUM: [%lld] = %lld", (long long)x,
+          (long long)parts[x]);
+  OK(redist_plan_free(&plan));
+  free(parts);
+  for (int64_t l = 0; l < nb; ++l) a[l] = value_of(lo + l);
+  OK(redist_plan_create_typed(lb, lhs, MPI_COMM_WORLD, REDIST_DOUBLE, &plan));
+  for (int run = 0; run < 2; ++run) {
+    for (int64_t l = 0; l < nh; ++l) u[l] = -1;
+    OK(redist_plan_execute(plan, a, u));
+    for (int64_t l = 0; l < nh; ++l)
+      CHECK(u[l] == (halo_first(n, halo[l]) == rank ? value_of(halo[l]) : 0.0), "BLOCK -> INDIRECT_SUM run %d: u[%lld] (global %lld) = %g",
+            run, (long long)l, (long long)halo[l], u[l]);
+  }
+  OK(redist_plan_free(&plan));
+  for (int64_t l = 0; l < nh; ++l) u[l] = value_of(halo[l]);
+  OK(redist_plan_create(lh, lr, MPI_COMM_WORLD, sizeof(double), &plan));
+  for (int64_t x = 0; x < n; ++x) w[x] = -1;
+  OK(redist_plan_execute(plan, u, w));
+  for (int64_t x = 0; x < n; ++x) CHECK(w[x] == value_of(x), "INDIRECT -> REPLICATED: w[%lld] = %g", (long long)x, w[x]);
+  OK(redist_plan_free(&plan));
+  for (int64_t l = 0; l < nh; ++l) iu[l] = 1;
+  OK(redist_plan_create_typed(lhs, lr, MPI_COMM_WORLD, REDIST_INT64, &plan));
+  int64_t* all = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  for (int64_t x = 0; x < n; ++x) all[x] = -1;
+  OK(redist_plan_execute(plan, iu, all));
+  for (int64_t x = 0; x < n; ++x)
+    CHECK(all[x] == halo_holders(n, x), "INDIRECT_SUM -> REPLICATED: all[%lld] = %lld", (long long)x, (long long)all[x]);
+  OK(redist_plan_free(&plan));
+  free(all);
+
+  /* Nothing to hold: extent 0, every list empty (NULL), to and from BLOCK. */
+  redist_layout none = NULL, zero = NULL;
+  redist_dim blk0 = {REDIST_BLOCK, 0, 0, NULL, nprocs, 0};
+  OK(redist_layout_create_indirect(0, NULL, 0, REDIST_INDIRECT_SUM, &none));
+  OK(redist_layout_create(1, &blk0, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &zero));
+  OK(redist_plan_create_typed(none, zero, MPI_COMM_WORLD, REDIST_DOUBLE, &plan));
+  OK(redist_plan_execute(plan, u, a));
+  OK(redist_plan_free(&plan));
+  OK(redist_plan_create(zero, none, MPI_COMM_WORLD, 4, &plan));
+  OK(redist_plan_execute(plan, a, u));
+  OK(redist_plan_free(&plan));
+  OK(redist_layout_free(&none));
+  OK(redist_layout_free(&zero));
+
+  /* Errors. An index no rank lists (every rank its block but n / 2): refused by the plan on every
+   * rank, naming the index, on either side. */
+  const int64_t hole = n / 2;
+  int64_t k = 0;
+  for (int64_t x = lo; x < hi; ++x)
+    if (x != hole) g[k++] = x;
+  redist_layout holed = NULL;
+  OK(redist_layout_create_indirect(n, g, k, REDIST_INDIRECT, &holed));
+  char expect[128];
+  snprintf(expect, sizeof expect, "no rank holds %lld)", (long long)hole);
+  int rc = redist_plan_create(lb, holed, MPI_COMM_WORLD, sizeof(double), &plan);
+  CHECK(rc == REDIST_ERROR_ARGUMENT, "an unheld index: %d (%s)", rc, redist_error_message());
+  CHECK(strstr(redist_error_message(), expect) != NULL && strstr(redist_error_message(), "to is an INDIRECT layout") != NULL,
+        "message: %s", redist_error_message());
+  CHECK(plan == NULL, "no plan on error");
+  rc = redist_plan_create_typed(holed, lh, MPI_COMM_WORLD, REDIST_DOUBLE, &plan);
+  CHECK(rc == REDIST_ERROR_ARGUMENT, "an unheld index in from: %d (%s)", rc, redist_error_message());
+  CHECK(strstr(redist_error_message(), expect) != NULL && strstr(redist_error_message(), "from is an INDIRECT layout") != NULL,
+        "message: %s", redist_error_message());
+  OK(redist_layout_free(&holed));
+  /* This rank's own list: an index outside [0, n), one listed twice, a bad kind, count, NULL. */
+  redist_layout bad = NULL;
+  const int64_t outside[3] = {0, n, 1}, twice[4] = {3, 1, 2, 1};
+  CHECK(redist_layout_create_indirect(n, outside, 3, REDIST_INDIRECT, &bad) == REDIST_ERROR, "index n");
+  snprintf(expect, sizeof expect, "indices[1] must be in [0, extent) (got %lld, extent %lld)", (long long)n, (long long)n);
+  CHECK(strstr(redist_error_message(), expect) != NULL, "message: %s", redist_error_message());
+  CHECK(redist_layout_create_indirect(n, twice, 4, REDIST_INDIRECT_SUM, &bad) == REDIST_ERROR, "index twice");
+  CHECK(strstr(redist_error_message(), "indices[3] = 1 repeats indices[1]") != NULL, "message: %s", redist_error_message());
+  CHECK(redist_layout_create_indirect(n, twice, 2, REDIST_PARTIAL_SUM, &bad) == REDIST_ERROR, "kind");
+  CHECK(strstr(redist_error_message(), "kind must be REDIST_INDIRECT or REDIST_INDIRECT_SUM (got 5)") != NULL, "message: %s",
+        redist_error_message());
+  CHECK(redist_layout_create_indirect(n, twice, -1, REDIST_INDIRECT, &bad) == REDIST_ERROR, "count -1");
+  CHECK(strstr(redist_error_message(), "count must be >= 0") != NULL, "message: %s", redist_error_message());
+  CHECK(redist_layout_create_indirect(n, NULL, 2, REDIST_INDIRECT, &bad) == REDIST_ERROR, "NULL indices");
+  CHECK(strstr(redist_error_message(), "indices must not be NULL") != NULL, "message: %s", redist_error_message());
+  CHECK(bad == NULL, "no layout on error");
+  redist_dim as_dim = {REDIST_INDIRECT, n, 0, NULL, nprocs, 0};
+  CHECK(redist_layout_create(1, &as_dim, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &bad) == REDIST_ERROR, "INDIRECT dim");
+  CHECK(strstr(redist_error_message(), "dims[0].kind") != NULL && strstr(redist_error_message(), "redist_layout_create_indirect") != NULL,
+        "message: %s", redist_error_message());
+  CHECK(redist_layout_set_ranks(lh, (const int[]){0, 1, 2, 3}) == REDIST_ERROR, "set_ranks of INDIRECT");
+  /* Pairs refused on every rank: a partial source by bytes, a 2-D layout, another extent, a BLOCK
+   * layout off the communicator's ranks in order. */
+  CHECK(redist_plan_create(lhs, lb, MPI_COMM_WORLD, sizeof(double), &plan) == REDIST_ERROR, "INDIRECT_SUM by bytes");
+  CHECK(strstr(redist_error_message(), "from is REDIST_INDIRECT_SUM") != NULL && strstr(redist_error_message(), "redist_plan_create_typed") != NULL,
+        "message: %s", redist_error_message());
+  redist_dim two[2] = {{REDIST_BLOCK, n, 0, NULL, nprocs, 0}, {REDIST_COLLAPSED, 1, 0, NULL, 1, 0}};
+  redist_layout l2 = NULL, longer = NULL, off = NULL;
+  OK(redist_layout_create(2, two, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &l2));
+  CHECK(redist_plan_create(l2, lh, MPI_COMM_WORLD, 8, &plan) == REDIST_ERROR, "2-D and INDIRECT");
+  CHECK(strstr(redist_error_message(), "same number of dimensions") != NULL, "message: %s", redist_error_message());
+  redist_dim blk1 = {REDIST_BLOCK, n + 1, 0, NULL, nprocs, 0};
+  OK(redist_layout_create(1, &blk1, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &longer));
+  CHECK(redist_plan_create(longer, lh, MPI_COMM_WORLD, 8, &plan) == REDIST_ERROR, "extents n + 1 and n");
+  CHECK(strstr(redist_error_message(), "same extents") != NULL, "message: %s", redist_error_message());
+  if (nprocs > 1) {
+    redist_dim fewer = {REDIST_BLOCK, n, 0, NULL, nprocs - 1, 0};
+    OK(redist_layout_create(1, &fewer, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &off));
+    CHECK(redist_plan_create(off, lh, MPI_COMM_WORLD, 8, &plan) == REDIST_ERROR, "BLOCK on fewer ranks");
+    CHECK(strstr(redist_error_message(), "from must span the communicator") != NULL, "message: %s", redist_error_message());
+    OK(redist_layout_free(&off));
+    redist_dim shifted = {REDIST_BLOCK, n, 0, NULL, nprocs, 1};
+    OK(redist_layout_create(1, &shifted, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &off));
+    CHECK(redist_plan_create(lh, off, MPI_COMM_WORLD, 8, &plan) == REDIST_ERROR, "BLOCK from offset 1");
+    CHECK(strstr(redist_error_message(), "to must lie on the communicator's ranks in order") != NULL, "message: %s",
+          redist_error_message());
+    OK(redist_layout_free(&off));
+    /* Ranks that disagree on the kind of `to` (rank 0 INDIRECT, the others BLOCK), or on the
+     * extent of an INDIRECT pair: REDIST_ERROR_MISMATCH on every rank, before any directory. */
+    rc = redist_plan_create(lb, rank == 0 ? lh : lb, MPI_COMM_WORLD, 8, &plan);
+    CHECK(rc == REDIST_ERROR_MISMATCH, "kinds that differ: %d (%s)", rc, redist_error_message());
+    CHECK(strstr(redist_error_message(), "kind of to") != NULL, "message: %s", redist_error_message());
+    redist_layout mine = NULL, theirs = NULL;
+    const int64_t m = rank == 0 ? n + 1 : n;
+    redist_dim b2 = {REDIST_BLOCK, m, 0, NULL, nprocs, 0};
+    int64_t* every = malloc(sizeof(int64_t) * (size_t)(m + 1));
+    for (int64_t x = 0; x < m; ++x) every[x] = x;
+    OK(redist_layout_create(1, &b2, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &mine));
+    OK(redist_layout_create_indirect(m, every, m, REDIST_INDIRECT, &theirs));
+    rc = redist_plan_create(mine, theirs, MPI_COMM_WORLD, 8, &plan);
+    CHECK(rc == REDIST_ERROR_MISMATCH, "INDIRECT extents that differ: %d (%s)", rc, redist_error_message());
+    CHECK(strstr(redist_error_message(), "extent of a plan with an INDIRECT layout") != NULL, "message: %s", redist_error_message());
+    free(every);
+    OK(redist_layout_free(&mine));
+    OK(redist_layout_free(&theirs));
+  } else {
+    OK(redist_layout_create(1, &blk, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, n + 3, &off)); /* padded */
+    CHECK(redist_plan_create(off, lh, MPI_COMM_WORLD, 8, &plan) == REDIST_ERROR, "BLOCK with a leading dimension");
+    CHECK(strstr(redist_error_message(), "from must lie on the communicator's ranks in order") != NULL, "message: %s",
+          redist_error_message());
+    OK(redist_layout_free(&off));
+  }
+  CHECK(plan == NULL, "no plan on error");
+  OK(redist_layout_free(&l2));
+  OK(redist_layout_free(&longer));
+
+  OK(redist_layout_free(&lb));
+  OK(redist_layout_free(&lr));
+  OK(redist_layout_free(&lp));
+  OK(redist_layout_free(&lh));
+  OK(redist_layout_free(&lhs));
+  OK(redist_layout_free(&ls));
+  OK(redist_layout_free(&lss));
+  free(halo);
+  free(scat);
+  free(g);
+  free(a);
+  free(u);
+  free(w);
+  free(ia);
+  free(iu);
+}
+
 static void errors(void) {
   redist_layout l = NULL, good = NULL;
-  redist_dim bad = {7, 10, 0, NULL, nprocs, 0};
+  redist_dim bad = {42, 10, 0, NULL, nprocs, 0};
   CHECK(redist_layout_create(1, &bad, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &l) == REDIST_ERROR, "bad kind");
   CHECK(strstr(redist_error_message(), "dims[0].kind") != NULL, "message: %s", redist_error_message());
   CHECK(l == NULL, "no layout on error");
@@ -419,6 +773,7 @@ int main(int argc, char** argv) {
   mapped();
   errors();
   queries();
+  indirect();
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("capi: %s (%d failures, %d processes)\n", all == 0 ? "ok" : "FAILED", all, nprocs);

@@ -1,7 +1,9 @@
 ! The C interface (redist/c.h) from Fortran through the module redist (include/redist/redist.f90):
 ! a 1-D GEN_BLOCK -> CYCLIC(4) and a 2-D (COLLAPSED, CYCLIC(2)) -> (COLLAPSED, BLOCK)
 ! redistribution of doubles, checked element by element against index formulas written here, the
-! global indices of the CYCLIC(4) layout, the version, and one error read back as a Fortran string.
+! global indices of the CYCLIC(4) layout, the version, one error read back as a Fortran string, and
+! INDIRECT layouts: a halo (BLOCK and 1-3 ghosts per side) filled from BLOCK, partial sums of it
+! added into BLOCK, INDIRECT -> INDIRECT, and an index no rank lists refused on every rank.
 
 program capi_f
   use iso_c_binding
@@ -64,6 +66,9 @@ program capi_f
 
   ! 2-D on 1 x P: (COLLAPSED rows, CYCLIC(2) columns) -> (COLLAPSED, BLOCK), column-major.
   call two_d()
+
+  ! INDIRECT layouts.
+  call indirect_case()
 
   ! An error: a CYCLIC block of 0, read back as a Fortran string that names the parameter.
   dims(1) = redist_dim(REDIST_CYCLIC, 10_c_int64_t, 0_c_int64_t, c_null_ptr, nprocs, 0)
@@ -132,5 +137,150 @@ contains
     call must(redist_layout_free(f2))
     call must(redist_layout_free(t2))
   end subroutine two_d
+
+  ! This rank's part of BLOCK over n: [lo, hi).
+  subroutine block_of(r, n, lo, hi)
+    integer, intent(in) :: r
+    integer(c_int64_t), intent(in) :: n
+    integer(c_int64_t), intent(out) :: lo, hi
+    integer(c_int64_t) :: per
+    per = (n + nprocs - 1) / nprocs
+    lo = min(n, r * per)
+    hi = min(n, lo + per)
+  end subroutine block_of
+
+  ! Whether rank r's halo (its block, 1 + mod(r, 3) ghosts on the left, 1 + mod(r + 1, 3) on the
+  ! right, inside [0, n)) holds global index g.
+  logical function halo_holds(r, n, g)
+    integer, intent(in) :: r
+    integer(c_int64_t), intent(in) :: n, g
+    integer(c_int64_t) :: lo, hi
+    call block_of(r, n, lo, hi)
+    halo_holds = g >= lo - (1 + mod(r, 3)) .and. g < hi + (1 + mod(r + 1, 3)) .and. g >= 0 .and. g < n
+  end function halo_holds
+
+  integer(c_int64_t) function holders(n, g)
+    integer(c_int64_t), intent(in) :: n, g
+    integer :: r
+    holders = 0
+    do r = 0, nprocs - 1
+      if (halo_holds(r, n, g)) holders = holders + 1
+    end do
+  end function holders
+
+  subroutine indirect_case()
+    integer(c_int64_t) :: n, lo, hi, nh, nsc, k, x, hole
+    integer(c_int64_t), allocatable, target :: halo(:), scat(:), gi(:), ones(:), cnt(:), holed(:)
+    real(c_double), allocatable, target :: xa(:), xu(:), xw(:)
+    type(c_ptr) :: lb, lh, lhs, ls, lholed, pl
+    integer(c_int) :: rc
+    character(len=32) :: want
+    character(len=:), allocatable :: message
+    n = 5 * nprocs + 3
+    call block_of(rank, n, lo, hi)
+    allocate (halo(n), scat(n), gi(n), holed(max(n, 1_c_int64_t)))
+    ! The halo: its block, then the left ghosts from the nearest down, then the right ones.
+    nh = 0
+    do x = lo, hi - 1
+      nh = nh + 1
+      halo(nh) = x
+    end do
+    do x = lo - 1, max(0_c_int64_t, lo - (1 + mod(rank, 3))), -1
+      nh = nh + 1
+      halo(nh) = x
+    end do
+    do x = hi, min(n - 1, hi + mod(rank + 1, 3))
+      nh = nh + 1
+      halo(nh) = x
+    end do
+    ! Scattered: the g with mod(7 g + 3, P) = rank, from the largest down.
+    nsc = 0
+    do x = n - 1, 0, -1
+      if (mod(7 * x + 3, int(nprocs, c_int64_t)) == rank) then
+        nsc = nsc + 1
+        scat(nsc) = x
+      end if
+    end do
+    call must(redist_layout_create(1, [redist_dim(REDIST_BLOCK, n, 0_c_int64_t, c_null_ptr, nprocs, 0)], &
+                                   REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0_c_int64_t, lb))
+    call must(redist_layout_create_indirect(n, halo, nh, REDIST_INDIRECT, lh))
+    call must(redist_layout_create_indirect(n, halo, nh, REDIST_INDIRECT_SUM, lhs))
+    call must(redist_layout_create_indirect(n, scat, nsc, REDIST_INDIRECT, ls))
+    call must(redist_layout_local_size_f(lh, MPI_COMM_WORLD, k))
+    if (k /= nh) failures = failures + 1
+    gi = -7
+    call must(redist_layout_global_indices_f(lh, MPI_COMM_WORLD, 0, gi))
+    if (any(gi(1:nh) /= halo(1:nh))) failures = failures + 1
+    if (nh < n) then
+      if (gi(nh + 1) /= -7) failures = failures + 1
+    end if
+
+    ! BLOCK -> INDIRECT: every holder, ghosts too, receives 0.5 + 3 g.
+    allocate (xa(max(hi - lo, 1_c_int64_t)), xu(max(nh, 1_c_int64_t)), xw(max(nsc, 1_c_int64_t)))
+    do x = lo, hi - 1
+      xa(x - lo + 1) = 0.5d0 + 3 * x
+    end do
+    xu = -1
+    call must(redist_plan_create_f(lb, lh, MPI_COMM_WORLD, 8_c_size_t, pl))
+    call must(redist_plan_execute(pl, c_loc(xa), c_loc(xu)))
+    do k = 1, nh
+      if (abs(xu(k) - (0.5d0 + 3 * halo(k))) > 0) then
+        print *, 'rank ', rank, ': BLOCK -> INDIRECT at ', halo(k), ': ', xu(k)
+        failures = failures + 1
+      end if
+    end do
+    call must(redist_plan_free(pl))
+
+    ! INDIRECT -> INDIRECT: the halo's copies into the scattered list.
+    xw = -1
+    call must(redist_plan_create_f(lh, ls, MPI_COMM_WORLD, 8_c_size_t, pl))
+    call must(redist_plan_execute(pl, c_loc(xu), c_loc(xw)))
+    do k = 1, nsc
+      if (abs(xw(k) - (0.5d0 + 3 * scat(k))) > 0) then
+        print *, 'rank ', rank, ': INDIRECT -> INDIRECT at ', scat(k), ': ', xw(k)
+        failures = failures + 1
+      end if
+    end do
+    call must(redist_plan_free(pl))
+
+    ! INDIRECT_SUM -> BLOCK: every holder holds 1, each element is the number of its holders.
+    allocate (ones(max(nh, 1_c_int64_t)), cnt(max(hi - lo, 1_c_int64_t)))
+    ones = 1
+    cnt = -1
+    call must(redist_plan_create_typed_f(lhs, lb, MPI_COMM_WORLD, REDIST_INT64, pl))
+    call must(redist_plan_execute(pl, c_loc(ones), c_loc(cnt)))
+    do x = lo, hi - 1
+      if (cnt(x - lo + 1) /= holders(n, x)) then
+        print *, 'rank ', rank, ': INDIRECT_SUM -> BLOCK at ', x, ': ', cnt(x - lo + 1), ' holders ', holders(n, x)
+        failures = failures + 1
+      end if
+    end do
+    call must(redist_plan_free(pl))
+
+    ! An index no rank lists (every rank its block but n / 2): every rank's plan fails, naming it.
+    hole = n / 2
+    k = 0
+    do x = lo, hi - 1
+      if (x /= hole) then
+        k = k + 1
+        holed(k) = x
+      end if
+    end do
+    call must(redist_layout_create_indirect(n, holed, k, REDIST_INDIRECT, lholed))
+    rc = redist_plan_create_f(lb, lholed, MPI_COMM_WORLD, 8_c_size_t, pl)
+    message = redist_error_string()
+    write (want, '(a, i0, a)') 'no rank holds ', hole, ')'
+    if (rc /= REDIST_ERROR_ARGUMENT .or. index(message, trim(want)) == 0) then
+      print *, 'rank ', rank, ': unheld index: ', rc, ' ', message
+      failures = failures + 1
+    end if
+    if (c_associated(pl)) failures = failures + 1
+
+    call must(redist_layout_free(lholed))
+    call must(redist_layout_free(lb))
+    call must(redist_layout_free(lh))
+    call must(redist_layout_free(lhs))
+    call must(redist_layout_free(ls))
+  end subroutine indirect_case
 
 end program capi_f

@@ -1,7 +1,8 @@
 """The Python module over the C interface (python/redist.py), under mpirun: Block -> Cyclic(4)
 on NumPy arrays, layouts' global indices, error classes, Cyclic(4) -> replicated and back into Block, partial sums (float64, int64, complex64,
 and a (BLOCK, PARTIAL_SUM) float32 matrix) into Block, Replicated and partial sums, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, a grid
-placed by a rank map, and
+placed by a rank map, indirect layouts (a halo of Block and 1-3 ghosts per side filled from Block, its
+partial sums added into Block, indirect -> indirect, an unheld index), and
 errors raised on every rank alike. Values are checked against index formulas written here."""
 import sys
 
@@ -187,6 +188,87 @@ try:
     check(False, "3-byte elements accepted")
 except redist.Error as e:
     check("element_size" in str(e), f"message {e}")
+
+# Indirect layouts: rank r holds its Block part of nn and 1 + r % 3 ghosts on the left, 1 + (r + 1) % 3
+# on the right (its block, then the left ghosts from the nearest down, then the right ones); and a
+# scattered list, the g with (7 g + 3) % P == r from the largest down.
+nn = 7 * P + 2
+bper = -(-nn // P)
+
+
+def block_range(r):
+    lo = min(nn, r * bper)
+    return lo, min(nn, lo + bper)
+
+
+def halo_of(r):
+    lo, hi = block_range(r)
+    left = [g for g in range(lo - 1, lo - 2 - r % 3, -1) if g >= 0]
+    right = [g for g in range(hi, hi + 1 + (r + 1) % 3) if g < nn]
+    return list(range(lo, hi)) + left + right
+
+
+halos = [halo_of(r) for r in range(P)]
+holders = np.array([sum(g in halos[r] for r in range(P)) for g in range(nn)])
+lowest = np.array([min(r for r in range(P) if g in halos[r]) for g in range(nn)])
+mine = np.array(halos[rank], dtype=np.int64)
+scattered = [g for g in range(nn - 1, -1, -1) if (7 * g + 3) % P == rank]
+lo, hi = block_range(rank)
+blk = redist.Layout(redist.block(nn, P))
+halo = redist.indirect(nn, mine)
+halo_sums = redist.indirect(nn, list(mine), sums=True)
+scat = redist.indirect(nn, scattered)
+check(halo.local_size(comm) == mine.size and halo.local_shape(comm) == (mine.size,), "indirect local size and shape")
+gh, = halo.global_indices(comm)
+check(gh.dtype == np.int64 and np.array_equal(gh, mine), f"indirect global indices {gh}")
+check(np.array_equal(scat.global_indices(comm)[0], scattered), "scattered global indices")
+# Block -> halo: every holder, ghosts too, receives its elements (float64, and records as bytes).
+vals = 0.5 + 3 * np.arange(nn)
+hx = np.full(mine.size, -1.0)
+redist.Plan(blk, halo, comm, np.float64)(vals[lo:hi].copy(), hx)
+check(np.array_equal(hx, vals[mine]), f"block -> indirect {hx}")
+rec = np.zeros(mine.size, dtype="V8")
+redist.Plan(blk, halo, comm, np.dtype("V8"))(vals[lo:hi].copy().view("V8"), rec)
+check(np.array_equal(rec.view(np.float64), vals[mine]), "block -> indirect as bytes")
+# Partial sums: every holder holds 1, each element of Block is the number of its holders.
+for dtype in (np.int64, np.float64, np.complex64):
+    out = np.full(hi - lo, -1, dtype=dtype)
+    pl = redist.Plan(halo_sums, blk, comm, dtype)
+    for run in range(2):
+        pl(np.ones(mine.size, dtype=dtype), out)
+        check(np.array_equal(out, holders[lo:hi].astype(dtype)), f"indirect sums -> block ({np.dtype(dtype)}, run {run}): {out}")
+try:
+    redist.Plan(halo_sums, blk, comm, np.dtype("V8"))
+    check(False, "indirect partial sums of 8-byte records accepted")
+except redist.Error as e:
+    check("a source of partial sums needs a numeric dtype" in str(e), f"message {e}")
+# Indirect -> indirect: halo copies -> scattered; halo copies -> halo sums (the lowest-ranked holder
+# of each index receives it, the others 0); halo sums (1 each) -> scattered sums (the counts).
+sx = np.full(len(scattered), -1.0)
+redist.Plan(halo, scat, comm, np.float64)(hx, sx)
+check(np.array_equal(sx, vals[scattered]), f"indirect -> indirect {sx}")
+hz = np.full(mine.size, -1.0)
+redist.Plan(halo, halo_sums, comm, np.float64)(hx, hz)
+check(np.array_equal(hz, np.where(lowest[mine] == rank, vals[mine], 0.0)), f"indirect -> indirect sums {hz}")
+sc = np.full(len(scattered), -1, dtype=np.int64)
+redist.Plan(halo_sums, redist.indirect(nn, scattered, sums=True), comm, np.int64)(np.ones(mine.size, dtype=np.int64), sc)
+check(np.array_equal(sc, holders[scattered]), f"indirect sums -> indirect sums {sc}")
+# Errors: an index no rank lists (every rank its block but nn // 2), on every rank, naming it; this
+# rank's own list: an index outside [0, nn), one listed twice, not integers.
+hole = nn // 2
+try:
+    redist.Plan(blk, redist.indirect(nn, [g for g in range(lo, hi) if g != hole]), comm, np.float64)
+    check(False, "an unheld index accepted")
+except redist.ArgumentError as e:
+    check(f"no rank holds {hole})" in str(e) and "to is an INDIRECT layout" in str(e), f"message {e}")
+for bad, words in (([0, nn], f"indices[1] must be in [0, extent) (got {nn}, extent {nn})"),
+                   ([2, 0, 2], "indices[2] = 2 repeats indices[0]"),
+                   ([0.5], "indices must be a 1-D sequence of integers")):
+    try:
+        redist.indirect(nn, bad)
+        check(False, f"indices {bad} accepted")
+    except redist.ArgumentError as e:
+        check(words in str(e), f"message {e}")
 
 total = comm.allreduce(failures)
 if rank == 0:
