@@ -32,7 +32,16 @@ namespace unit_test_indirect {
 
 using namespace redist;
 using namespace redist::test;
-using Holder = IndirectDirectory::Holder;
+using Piece = IndirectDirectory::Piece;
+
+/// The (rank, local index) pairs that hold g in a directory part, by rank.
+std::vector<std::pair<int, index_t>> holders(const IndirectDirectory& d, index_t g) {
+  std::vector<std::pair<int, index_t>> h;
+  for (const Piece& p : d.pieces)
+    if (p.index <= g && g < p.end()) h.emplace_back(p.rank, p.local + (g - p.index));
+  std::sort(h.begin(), h.end());
+  return h;
+}
 
 /// The simulation against the oracle, as a check.
 template <class A, class B>
@@ -93,15 +102,25 @@ TEST_CASE("indirect: the directory lists every holder of its indices, by rank, a
   CHECK(dirs[0].hi == 4);  // ceil(10 / 3) = 4
   CHECK(dirs[2].lo == 8);
   CHECK(dirs[2].hi == 10);
-  const auto h2 = dirs[0].of(2);
+  const auto h2 = holders(dirs[0], 2);
   REQUIRE(h2.size() == 2);
-  CHECK(h2[0] == Holder{0, 2});
-  CHECK(h2[1] == Holder{2, 0});
-  const auto h7 = dirs[1].of(7);
+  CHECK(h2[0] == std::pair<int, index_t>{0, 2});
+  CHECK(h2[1] == std::pair<int, index_t>{2, 0});
+  const auto h7 = holders(dirs[1], 7);
   REQUIRE(h7.size() == 2);
-  CHECK(h7[0] == Holder{0, 5});
-  CHECK(h7[1] == Holder{1, 1});
-  for (const auto& d : dirs) CHECK(detail::first_unheld(d) == -1);
+  CHECK(h7[0] == std::pair<int, index_t>{0, 5});
+  CHECK(h7[1] == std::pair<int, index_t>{1, 1});
+  // Consecutive indices at consecutive places are one piece: rank 1's 5, 6 (at 2, 3).
+  CHECK(std::count(dirs[1].pieces.begin(), dirs[1].pieces.end(), Piece{5, 2, 1, 2}) == 1);
+  CHECK(dirs[1].pieces.size() == 4);  // 4 (rank 0), 5-6 (rank 1), 7 (ranks 0 and 1)
+  for (const auto& d : dirs) {
+    CHECK(detail::first_unheld(d) == -1);
+    CHECK(detail::first_repeated(d).first == -1);
+  }
+  // An index one rank lists twice: the directory finds it (index 1, rank 0).
+  const auto twice = directories({{0, 1, 2, 3, 1}, {4, 5, 6, 7}, {8, 9, 1}}, 10);
+  CHECK(detail::first_repeated(twice[0]) == std::pair<index_t, int>{1, 0});
+  CHECK(detail::first_repeated(twice[1]).first == -1);
   // Without rank 1, 5 and 6 are held by nobody: the first is 5, in rank 1's part.
   const auto missing = directories({{4, 3, 2, 1, 0, 7}, {}, {2, 9, 8}}, 10);
   CHECK(detail::first_unheld(missing[0]) == -1);
@@ -209,9 +228,9 @@ TEST_CASE("indirect: at 4096 virtual ranks a rank's share of the directory follo
   const auto sums = indirect_side<std::plus<>>(lists, n);
   const auto copies = indirect_side<void>(lists, n);
   const auto block = regular_side(Block::mapping(Block{}, n, p));
-  std::size_t most_holders = 0;
-  for (const auto& d : sums.dirs) most_holders = std::max(most_holders, d.holders.size());
-  CHECK(most_holders <= 32 + 6);  // each index of a part: its owner, and a ghost at the part's ends
+  std::size_t most_pieces = 0;
+  for (const auto& d : sums.dirs) most_pieces = std::max(most_pieces, d.pieces.size());
+  CHECK(most_pieces <= 3);  // a part: its owner's block, and the ghosts of its two neighbours
   for (int way = 0; way < 2; ++way) {
     std::vector<std::vector<IndirectMove>> moves;
     const auto plans = way == 0 ? plans_of(sums, block, n, &moves) : plans_of(block, copies, n, &moves);
@@ -220,7 +239,7 @@ TEST_CASE("indirect: at 4096 virtual ranks a rank's share of the directory follo
       most_moves = std::max(most_moves, moves[r].size());
       most_messages = std::max(most_messages, plans[r].messages_sent());
     }
-    CHECK(most_moves <= 38 + 6);  // its list's moves (38) and the ghosts it takes part in from the other side
+    CHECK(most_moves <= 12);  // runs: its block (cut where ghosts overlap it) and the ghosts, not its 38 elements
     CHECK(most_messages <= 2);
   }
   check_against_oracle(sums, block, n);

@@ -101,6 +101,16 @@ std::shared_ptr<const IndirectDirectory> make_indirect_directory(const boost::mp
   if (first != LLONG_MAX)
     report_error("redist::Indirect(indices) requires every index of [0, n) to be held by some rank (n = " +
                  std::to_string(m.size()) + "; no rank holds " + std::to_string(first) + ")");
+  // An index one rank lists twice: the first such index, and the first rank that does.
+  const auto [twice, who] = first_repeated(*dir);
+  long long pair[2] = {twice < 0 ? LLONG_MAX : twice, twice < 0 ? LLONG_MAX : who}, least[2] = {0, 0};
+  runtime::detail::check(MPI_Allreduce(pair, least, 1, MPI_LONG_LONG, MPI_MIN, c), "MPI_Allreduce");
+  if (least[0] != LLONG_MAX) {
+    long long rank = pair[0] == least[0] ? pair[1] : LLONG_MAX;
+    runtime::detail::check(MPI_Allreduce(&rank, &least[1], 1, MPI_LONG_LONG, MPI_MIN, c), "MPI_Allreduce");
+    report_error("redist::Indirect(indices) requires each index to be listed once per rank (rank " + std::to_string(least[1]) +
+                 " lists " + std::to_string(least[0]) + " twice)");
+  }
   return dir;
 }
 

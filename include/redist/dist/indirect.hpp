@@ -19,26 +19,24 @@
 namespace redist {
 
 /// One rank's part of the distributed directory of an Indirect layout (the rendezvous method):
-/// the holders of the global indices [lo, hi), the block of ceil(n / P) indices this rank is the
-/// BLOCK owner of. holders[start[g - lo], start[g - lo + 1]) are the (rank, local index) pairs
-/// that hold g, by rank. O(n / P + the copies of those indices) per rank; made, collectively, when
-/// an array of the layout is made (array/indirect.hpp), read when a plan with it is made.
+/// who holds the global indices [lo, hi), the block of ceil(n / P) indices this rank is the BLOCK
+/// owner of, as pieces: rank `rank` holds [index, index + len) at local [local, local + len).
+/// Consecutive indices at consecutive local places are one piece, so a list that is really a
+/// block is one piece: O(the lists' pieces in [lo, hi)) per rank, at most O(n / P + copies). Made,
+/// collectively, when an array of the layout is made (array/indirect.hpp); read when a plan with
+/// it is made.
 struct IndirectDirectory {
-  struct Holder {
+  struct Piece {
+    index_t index = 0;
+    index_t len = 0;
     int rank = 0;
     index_t local = 0;
-    friend constexpr bool operator==(const Holder&, const Holder&) = default;
+    index_t end() const noexcept { return index + len; }
+    friend constexpr bool operator==(const Piece&, const Piece&) = default;
   };
   index_t lo = 0;
   index_t hi = 0;
-  std::vector<index_t> start;    ///< hi - lo + 1 offsets into holders
-  std::vector<Holder> holders;   ///< by index, then rank
-  /// The holders of global index g, lo <= g < hi.
-  std::span<const Holder> of(index_t g) const noexcept {
-    const auto i = static_cast<std::size_t>(g - lo);
-    return std::span<const Holder>(holders).subspan(static_cast<std::size_t>(start[i]),
-                                                    static_cast<std::size_t>(start[i + 1] - start[i]));
-  }
+  std::vector<Piece> pieces;  ///< by index, then rank
 };
 
 namespace detail {
@@ -129,23 +127,14 @@ class Indirect {
     }
 
    private:
-    /// This rank's own checks: every index in [0, n), none listed twice; names the first bad one
-    /// in local order.
+    /// This rank's own check: every index in [0, n); names the first bad one in local order. (An
+    /// index listed twice by one rank is found by the directory, which sees a rank's pieces overlap.)
     void check_local() const {
       const std::vector<index_t>& v = *indices_;
       for (std::size_t l = 0; l < v.size(); ++l)
         if (v[l] < 0 || v[l] >= n_)
           detail::report_error("redist::Indirect(indices) requires every index to be in [0, n) (n = " + std::to_string(n_) +
                                "; indices[" + std::to_string(l) + "] = " + std::to_string(v[l]) + ")");
-      std::vector<std::pair<index_t, std::size_t>> sorted(v.size());
-      for (std::size_t l = 0; l < v.size(); ++l) sorted[l] = {v[l], l};
-      std::sort(sorted.begin(), sorted.end());
-      std::size_t first = v.size();
-      for (std::size_t i = 1; i < sorted.size(); ++i)
-        if (sorted[i].first == sorted[i - 1].first) first = std::min(first, sorted[i].second);
-      if (first < v.size())
-        detail::report_error("redist::Indirect(indices) requires each index to be listed once per rank (indices[" +
-                             std::to_string(first) + "] = " + std::to_string(v[first]) + " is listed before)");
     }
 
     std::shared_ptr<const std::vector<index_t>> indices_;

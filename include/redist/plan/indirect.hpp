@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <span>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -53,142 +52,220 @@ Outbox<T> outbox_of(std::vector<std::vector<T>>& per) {
   return out;
 }
 
-/// A request to the directory: the sender's local element `local` is global element `index`.
+/// A request to the directory: the sender holds [index, index + len) at its local places
+/// [local, local + len) (a run of its list: consecutive indices at consecutive places).
 struct DirectoryEntry {
   index_t index = 0;
   index_t local = 0;
+  index_t len = 0;
 };
 
-/// The requests of a rank that holds `indices` (in local order): each (index, local) for the
-/// directory rank of its index, in local order per rank. O(local).
+/// The requests of a rank that holds `indices` (in local order): its list cut into runs of
+/// consecutive indices, each run cut at the directory's block boundaries and sent to the
+/// directory rank of its indices. O(local); O(runs) records (one per rank for a list that is a block).
 inline Outbox<DirectoryEntry> directory_requests(std::span<const index_t> indices, index_t n, int nprocs) {
   const index_t b = directory_block(n, nprocs);
-  Outbox<DirectoryEntry> out;
-  out.counts.assign(static_cast<std::size_t>(nprocs), 0);
-  for (index_t g : indices) ++out.counts[static_cast<std::size_t>(g / b)];
-  std::vector<index_t> at(static_cast<std::size_t>(nprocs), 0);
-  for (std::size_t q = 1; q < at.size(); ++q) at[q] = at[q - 1] + out.counts[q - 1];
-  out.data.resize(indices.size());
-  for (std::size_t l = 0; l < indices.size(); ++l)
-    out.data[static_cast<std::size_t>(at[static_cast<std::size_t>(indices[l] / b)]++)] =
-        DirectoryEntry{indices[l], static_cast<index_t>(l)};
-  return out;
+  std::vector<std::vector<DirectoryEntry>> per(static_cast<std::size_t>(nprocs));
+  std::size_t l = 0;
+  while (l < indices.size()) {
+    const index_t g = indices[l];
+    const index_t block_end = (g / b + 1) * b;
+    std::size_t e = l + 1;
+    while (e < indices.size() && indices[e] == indices[e - 1] + 1 && indices[e] < block_end) ++e;
+    per[static_cast<std::size_t>(g / b)].push_back(DirectoryEntry{g, static_cast<index_t>(l), static_cast<index_t>(e - l)});
+    l = e;
+  }
+  return outbox_of(per);
 }
 
 /// Rank d's part of the directory, made of the requests it received: counts[q] entries from rank
-/// q, one rank's after the other's in `data` (rank order, so that each index's holders come by
-/// rank). O(n / P + entries).
+/// q, one rank's after the other's in `data`; its pieces sorted by index, then rank. O(pieces log pieces).
 inline IndirectDirectory make_directory(int d, index_t n, int nprocs, std::span<const DirectoryEntry> data,
                                         std::span<const index_t> counts) {
   IndirectDirectory dir;
   std::tie(dir.lo, dir.hi) = directory_range(d, n, nprocs);
-  dir.start.assign(static_cast<std::size_t>(dir.hi - dir.lo + 1), 0);
-  for (const DirectoryEntry& e : data) ++dir.start[static_cast<std::size_t>(e.index - dir.lo + 1)];
-  for (std::size_t i = 1; i < dir.start.size(); ++i) dir.start[i] += dir.start[i - 1];
-  dir.holders.resize(data.size());
-  std::vector<index_t> at(dir.start.begin(), dir.start.end() - 1);
+  dir.pieces.reserve(data.size());
   std::size_t k = 0;
   for (std::size_t q = 0; q < counts.size(); ++q)
-    for (index_t i = 0; i < counts[q]; ++i, ++k) {
-      const DirectoryEntry& e = data[k];
-      dir.holders[static_cast<std::size_t>(at[static_cast<std::size_t>(e.index - dir.lo)]++)] =
-          IndirectDirectory::Holder{static_cast<int>(q), e.local};
-    }
+    for (index_t i = 0; i < counts[q]; ++i, ++k)
+      dir.pieces.push_back(IndirectDirectory::Piece{data[k].index, data[k].len, static_cast<int>(q), data[k].local});
+  std::sort(dir.pieces.begin(), dir.pieces.end(), [](const auto& a, const auto& b) {
+    return a.index != b.index ? a.index < b.index : a.rank < b.rank;
+  });
   return dir;
 }
 
-/// The first index of a directory part that no rank holds, or -1.
+/// The first index of a directory part that no rank holds, or -1. O(pieces).
 inline index_t first_unheld(const IndirectDirectory& dir) noexcept {
-  for (index_t g = dir.lo; g < dir.hi; ++g)
-    if (dir.start[static_cast<std::size_t>(g - dir.lo + 1)] == dir.start[static_cast<std::size_t>(g - dir.lo)]) return g;
-  return -1;
+  index_t covered = dir.lo;  // every index below is held
+  for (const auto& p : dir.pieces) {
+    if (p.index > covered) return covered;
+    covered = std::max(covered, p.end());
+  }
+  return covered < dir.hi ? covered : -1;
 }
 
-/// The holders of one global index on one side of a pair: a list (by rank), or every rank at local
-/// index `local` (a dimension every process holds whole: Replicated, Partial).
-struct HolderSet {
-  bool everyone = false;
-  index_t local = 0;
-  std::span<const IndirectDirectory::Holder> list;
-};
+/// The first index of a directory part that some rank holds twice, as {index, rank}, or {-1, -1}.
+/// O(pieces log pieces).
+inline std::pair<index_t, int> first_repeated(const IndirectDirectory& dir) {
+  std::vector<IndirectDirectory::Piece> by_rank = dir.pieces;
+  std::sort(by_rank.begin(), by_rank.end(), [](const auto& a, const auto& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.index < b.index;
+  });
+  std::pair<index_t, int> first{-1, -1};
+  for (std::size_t i = 1; i < by_rank.size(); ++i)
+    if (by_rank[i].rank == by_rank[i - 1].rank && by_rank[i].index < by_rank[i - 1].end() &&
+        (first.first < 0 || by_rank[i].index < first.first))
+      first = {by_rank[i].index, by_rank[i].rank};
+  return first;
+}
 
-/// One side of a pair as the directory sees it: the 1-D mapping M, with its directory part when
-/// M is an Indirect layout's (g must be in that part), by formula otherwise.
+/// One side of a pair as the directory sees it, on the indices [lo, hi): its pieces, by index then
+/// rank. An Indirect layout's are its directory part's; a regular 1-D mapping M's come by formula
+/// (owner and local index, consecutive ones joined), or are one piece held by every rank at local
+/// index = global index (`everyone`: Replicated, Partial).
 template <class M>
 class DirectorySide {
  public:
+  using Piece = IndirectDirectory::Piece;
+  static constexpr int everyone = -1;  ///< Piece::rank of a piece every rank holds
+
   DirectorySide(const M& m, const IndirectDirectory* dir) : m_{m}, dir_{dir} {}
-  /// The holders of g (buf holds a formula's one holder).
-  HolderSet holders(index_t g) {
+  std::vector<Piece> pieces(index_t lo, index_t hi) const {
     if constexpr (indirect_mapping<M>) {
-      return {false, 0, dir_->of(g)};
+      return dir_->pieces;
     } else {
-      if (replicated_mapping_of(m_) || partial_mapping_of(m_)) return {true, g, {}};
-      one_ = IndirectDirectory::Holder{m_.owner(g), m_.local_index(g)};
-      return {false, 0, std::span<const IndirectDirectory::Holder>(&one_, 1)};
+      std::vector<Piece> out;
+      if (lo >= hi) return out;
+      if (replicated_mapping_of(m_) || partial_mapping_of(m_)) {
+        out.push_back(Piece{lo, hi - lo, everyone, lo});
+        return out;
+      }
+      index_t g = lo;
+      while (g < hi) {
+        const int o = m_.owner(g);
+        const index_t l = m_.local_index(g);
+        index_t e = g + 1;
+        while (e < hi && m_.owner(e) == o && m_.local_index(e) == l + (e - g)) ++e;
+        out.push_back(Piece{g, e - g, o, l});
+        g = e;
+      }
+      return out;
     }
   }
 
  private:
   const M& m_;
   const IndirectDirectory* dir_;
-  IndirectDirectory::Holder one_;
 };
 
 /// The moves of the indices [lo, hi) (a directory part) from the side `src` to the side `dst` on
-/// P ranks, appended to moves[q] for each rank q that sends or receives them:
+/// P ranks, appended to moves[q] for each rank q that sends or receives them, as runs (a move of
+/// `len` consecutive elements). The part is cut into segments on which no piece of either side
+/// starts or ends; on each:
 ///  - every holder of the destination receives (`every_receiver`: copies), or its first holder
 ///    only (a destination of partial values: Indirect<Op>, Partial; the others hold Op's identity,
 ///    which the array layer writes);
 ///  - a receiver reads every holder of the source (`folds`: partial values, folded on arrival), or
-///    one: itself when it holds one, else the holder it read the previous index from when that
-///    one holds this index too (messages of long runs), else the first.
-/// O(the moves) with a list on each side.
+///    one: itself when it holds one, else the holder it read its previous segment from when that
+///    one holds this segment too (messages of long runs), else the first.
+/// O(segments · holders per segment): a list that is a block costs what a block costs.
 template <class Src, class Dst>
-void directory_moves(index_t lo, index_t hi, Src& src, Dst& dst, bool folds, bool every_receiver, int nprocs,
+void directory_moves(index_t lo, index_t hi, const Src& src, const Dst& dst, bool folds, bool every_receiver, int nprocs,
                      std::vector<std::vector<IndirectMove>>& moves) {
+  using Piece = IndirectDirectory::Piece;
+  constexpr int everyone = -1;
   moves.resize(static_cast<std::size_t>(nprocs));
-  std::unordered_map<int, int> last;  // receiver -> the rank it read its previous index from
-  auto emit = [&](int s, index_t ls, int r, index_t lr) {
-    const IndirectMove m{s, r, ls, lr};
-    moves[static_cast<std::size_t>(s)].push_back(m);
-    if (r != s) moves[static_cast<std::size_t>(r)].push_back(m);
+  if (lo >= hi) return;
+  const std::vector<Piece> sp = src.pieces(lo, hi), dp = dst.pieces(lo, hi);
+  // Where a piece of either side starts or ends, in order: each side's starts are sorted (its
+  // pieces are), its ends nearly always (pieces that overlap are ghosts): merged, not sorted.
+  auto side_cuts = [&](const std::vector<Piece>& v) {
+    std::vector<index_t> c;
+    c.reserve(2 * v.size() + 2);
+    c.push_back(lo);
+    for (const Piece& p : v) c.push_back(std::clamp(p.index, lo, hi));
+    const auto mid = static_cast<std::ptrdiff_t>(c.size());
+    for (const Piece& p : v) c.push_back(std::clamp(p.end(), lo, hi));
+    c.push_back(hi);
+    if (!std::is_sorted(c.begin() + mid, c.end())) std::sort(c.begin() + mid, c.end());
+    std::inplace_merge(c.begin(), c.begin() + mid, c.end());
+    return c;
   };
-  auto receive = [&](const HolderSet& from, int r, index_t lr) {
-    if (from.everyone) {
-      if (folds)
-        for (int s = 0; s < nprocs; ++s) emit(s, from.local, r, lr);
-      else
-        emit(r, from.local, r, lr);
-      return;
-    }
-    if (folds) {
-      for (const auto& h : from.list) emit(h.rank, h.local, r, lr);
-      return;
-    }
-    const IndirectDirectory::Holder* chosen = nullptr;
-    int previous = -1;
-    if (auto it = last.find(r); it != last.end()) previous = it->second;
-    for (const auto& h : from.list) {
-      if (h.rank == r) {
-        chosen = &h;
-        break;
+  std::vector<index_t> cuts;
+  {
+    const std::vector<index_t> a = side_cuts(sp), b = side_cuts(dp);
+    cuts.resize(a.size() + b.size());
+    std::merge(a.begin(), a.end(), b.begin(), b.end(), cuts.begin());
+  }
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<int> last(static_cast<std::size_t>(nprocs), -1);  // receiver -> the rank it read its previous segment from
+  auto emit = [&](int s, index_t ls, int r, index_t lr, index_t len) {
+    auto add = [&](std::vector<IndirectMove>& v) {
+      if (!v.empty()) {
+        IndirectMove& b = v.back();
+        if (b.from == s && b.to == r && b.src + b.len == ls && b.dst + b.len == lr) {
+          b.len += len;
+          return;
+        }
       }
-      if (h.rank == previous && chosen == nullptr) chosen = &h;
-    }
-    if (chosen == nullptr) chosen = &from.list.front();
-    last[r] = chosen->rank;
-    emit(chosen->rank, chosen->local, r, lr);
+      v.push_back(IndirectMove{s, r, ls, lr, len});
+    };
+    add(moves[static_cast<std::size_t>(s)]);
+    if (r != s) add(moves[static_cast<std::size_t>(r)]);
   };
-  for (index_t g = lo; g < hi; ++g) {
-    const HolderSet from = src.holders(g);
-    if (!from.everyone && from.list.empty()) continue;  // unheld: refused when its array was made
-    const HolderSet to = dst.holders(g);
-    if (to.everyone) {
-      for (int r = 0; r < (every_receiver ? nprocs : 1); ++r) receive(from, r, to.local);
+  // The pieces covering the segment [a, b), by rank (a sweep: pieces sorted by index).
+  struct Active {
+    const std::vector<Piece>& pieces;
+    std::size_t next = 0;
+    std::vector<const Piece*> now;
+    void at(index_t a) {
+      std::erase_if(now, [a](const Piece* p) { return p->end() <= a; });
+      while (next < pieces.size() && pieces[next].index <= a) {
+        if (pieces[next].end() > a) now.push_back(&pieces[next]);
+        ++next;
+      }
+      std::sort(now.begin(), now.end(), [](const Piece* x, const Piece* y) { return x->rank < y->rank; });
+    }
+  };
+  Active s{sp, 0, {}}, t{dp, 0, {}};
+  for (std::size_t c = 0; c + 1 < cuts.size(); ++c) {
+    const index_t a = cuts[c], len = cuts[c + 1] - a;
+    s.at(a);
+    t.at(a);
+    if (s.now.empty() || t.now.empty()) continue;  // unheld: refused when its array was made
+    auto receive = [&](int r, index_t lr) {
+      if (s.now.front()->rank == everyone) {
+        const index_t ls = s.now.front()->local + (a - s.now.front()->index);
+        if (folds)
+          for (int q = 0; q < nprocs; ++q) emit(q, ls, r, lr, len);
+        else
+          emit(r, ls, r, lr, len);
+        return;
+      }
+      if (folds) {
+        for (const Piece* p : s.now) emit(p->rank, p->local + (a - p->index), r, lr, len);
+        return;
+      }
+      const Piece* chosen = nullptr;
+      for (const Piece* p : s.now) {
+        if (p->rank == r) {
+          chosen = p;
+          break;
+        }
+        if (p->rank == last[static_cast<std::size_t>(r)] && chosen == nullptr) chosen = p;
+      }
+      if (chosen == nullptr) chosen = s.now.front();
+      last[static_cast<std::size_t>(r)] = chosen->rank;
+      emit(chosen->rank, chosen->local + (a - chosen->index), r, lr, len);
+    };
+    const Piece* first = t.now.front();
+    if (first->rank == everyone) {
+      const index_t lr = first->local + (a - first->index);
+      for (int r = 0; r < (every_receiver ? nprocs : 1); ++r) receive(r, lr);
     } else {
-      for (const auto& h : to.list) {
-        receive(from, h.rank, h.local);
+      for (const Piece* p : t.now) {
+        receive(p->rank, p->local + (a - p->index));
         if (!every_receiver) break;
       }
     }

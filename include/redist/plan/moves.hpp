@@ -9,15 +9,16 @@
 
 namespace redist {
 
-/// One element of a redistribution with an Indirect layout: rank `from`'s local element `src`
-/// goes to rank `to`'s local element `dst` (from == to: a local copy). The distributed directory
-/// (plan/indirect.hpp) gives each rank the moves it takes part in; the plan builder turns them
-/// into messages of runs.
+/// A run of a redistribution with an Indirect layout: rank `from`'s local elements [src, src + len)
+/// go to rank `to`'s local elements [dst, dst + len) (from == to: a local copy). The distributed
+/// directory (plan/indirect.hpp) gives each rank the moves it takes part in; the plan builder turns
+/// them into messages of runs.
 struct IndirectMove {
   int from = 0;
   int to = 0;
   index_t src = 0;
   index_t dst = 0;
+  index_t len = 1;
   friend constexpr bool operator==(const IndirectMove&, const IndirectMove&) = default;
 };
 

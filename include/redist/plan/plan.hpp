@@ -363,7 +363,8 @@ namespace detail {
 /// plan/indirect.hpp): per peer the moves it sends and receives, both sides in the order of
 /// (source index, destination index), consecutive ones joined into runs (append_run), so that a
 /// list that is really a block costs what a block costs; the local moves copied directly; one
-/// all-at-once step. Sender and receiver hold the same moves, so they make the same runs.
+/// all-at-once step. Sender and receiver hold the same moves (perhaps cut differently: the
+/// joining makes the same maximal runs of them), so they make the same runs.
 inline Plan plan_of_moves(std::span<const IndirectMove> moves, int rank, int nprocs) {
   Plan plan;
   plan.rank = rank;
@@ -398,7 +399,7 @@ inline Plan plan_of_moves(std::span<const IndirectMove> moves, int rank, int npr
   sort_by(recvs, from_of);
   if (!std::is_sorted(local.begin(), local.end(), by_index)) std::sort(local.begin(), local.end(), by_index);
   auto runs_of = [](std::span<const IndirectMove> ms, std::vector<Run>& out) {
-    for (const IndirectMove& m : ms) append_run(out, Run{m.src, m.dst, 1, 1, 1, 1});
+    for (const IndirectMove& m : ms) append_run(out, Run{m.src, m.dst, m.len, m.len, m.len, 1});
   };
   st.local = collect_message(st, rank, side::src, [&](std::vector<Run>& out) { runs_of(local, out); });
   // Per peer, its moves' range in the sorted list.
