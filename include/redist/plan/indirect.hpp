@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <tuple>
 #include <utility>
@@ -84,11 +85,27 @@ inline IndirectDirectory make_directory(int d, index_t n, int nprocs, std::span<
                                         std::span<const index_t> counts) {
   IndirectDirectory dir;
   std::tie(dir.lo, dir.hi) = directory_range(d, n, nprocs);
+  const auto span = static_cast<std::size_t>(dir.hi - dir.lo);
+  auto piece = [&](std::size_t q, std::size_t k) {
+    return IndirectDirectory::Piece{data[k].index, data[k].len, static_cast<int>(q), data[k].local};
+  };
+  if (data.size() >= span / 8 && span > 0) {
+    // Many pieces (lists of short runs): a counting sort by index, stable in rank order (the
+    // requests come by rank). O(n / P + pieces).
+    std::vector<index_t> at(span + 1, 0);
+    for (const DirectoryEntry& e : data) ++at[static_cast<std::size_t>(e.index - dir.lo) + 1];
+    for (std::size_t i = 1; i <= span; ++i) at[i] += at[i - 1];
+    dir.pieces.resize(data.size());
+    std::size_t k = 0;
+    for (std::size_t q = 0; q < counts.size(); ++q)
+      for (index_t i = 0; i < counts[q]; ++i, ++k)
+        dir.pieces[static_cast<std::size_t>(at[static_cast<std::size_t>(data[k].index - dir.lo)]++)] = piece(q, k);
+    return dir;
+  }
   dir.pieces.reserve(data.size());
   std::size_t k = 0;
   for (std::size_t q = 0; q < counts.size(); ++q)
-    for (index_t i = 0; i < counts[q]; ++i, ++k)
-      dir.pieces.push_back(IndirectDirectory::Piece{data[k].index, data[k].len, static_cast<int>(q), data[k].local});
+    for (index_t i = 0; i < counts[q]; ++i, ++k) dir.pieces.push_back(piece(q, k));
   std::sort(dir.pieces.begin(), dir.pieces.end(), [](const auto& a, const auto& b) {
     return a.index != b.index ? a.index < b.index : a.rank < b.rank;
   });
@@ -105,18 +122,21 @@ inline index_t first_unheld(const IndirectDirectory& dir) noexcept {
   return covered < dir.hi ? covered : -1;
 }
 
-/// The first index of a directory part that some rank holds twice, as {index, rank}, or {-1, -1}.
-/// O(pieces log pieces).
+/// The first index of a directory part that some rank holds twice, as {index, rank}, or {-1, -1}:
+/// a piece that starts before the end of an earlier piece of its rank. O(pieces + P).
 inline std::pair<index_t, int> first_repeated(const IndirectDirectory& dir) {
-  std::vector<IndirectDirectory::Piece> by_rank = dir.pieces;
-  std::sort(by_rank.begin(), by_rank.end(), [](const auto& a, const auto& b) {
-    return a.rank != b.rank ? a.rank < b.rank : a.index < b.index;
-  });
+  std::vector<std::pair<int, index_t>> ends;  // per rank seen: the furthest end of its pieces so far
   std::pair<index_t, int> first{-1, -1};
-  for (std::size_t i = 1; i < by_rank.size(); ++i)
-    if (by_rank[i].rank == by_rank[i - 1].rank && by_rank[i].index < by_rank[i - 1].end() &&
-        (first.first < 0 || by_rank[i].index < first.first))
-      first = {by_rank[i].index, by_rank[i].rank};
+  auto end_of = [&](int r) -> index_t& {
+    const auto it = std::lower_bound(ends.begin(), ends.end(), std::pair<int, index_t>{r, std::numeric_limits<index_t>::min()});
+    if (it != ends.end() && it->first == r) return it->second;
+    return ends.insert(it, {r, std::numeric_limits<index_t>::min()})->second;
+  };
+  for (const auto& p : dir.pieces) {
+    index_t& e = end_of(p.rank);
+    if (p.index < e && (first.first < 0 || p.index < first.first)) first = {p.index, p.rank};
+    e = std::max(e, p.end());
+  }
   return first;
 }
 

@@ -370,63 +370,44 @@ inline Plan plan_of_moves(std::span<const IndirectMove> moves, int rank, int npr
   plan.rank = rank;
   plan.nprocs = nprocs;
   Stage<Run>& st = plan.stages.emplace_back();
-  std::vector<IndirectMove> sends, recvs, local;
-  for (const IndirectMove& m : moves) {
-    if (m.from == rank && m.to == rank) local.push_back(m);
-    else if (m.from == rank) sends.push_back(m);
-    else if (m.to == rank) recvs.push_back(m);
+  // One counting sort by slot (the local copy, then the sends by receiver, then the receives by
+  // sender: O(moves + P), one allocation), then each slot's moves by (source index, destination
+  // index) where they are not in that order already (the directory's answers come in index order,
+  // which is often the source's).
+  const auto np = static_cast<std::size_t>(nprocs);
+  auto slot = [&](const IndirectMove& m) -> std::size_t {
+    if (m.from == rank) return m.to == rank ? 0 : 1 + static_cast<std::size_t>(m.to);
+    return m.to == rank ? 1 + np + static_cast<std::size_t>(m.from) : 2 * np + 1;  // the last: not this rank's
+  };
+  std::vector<std::size_t> start(2 * np + 3, 0);
+  for (const IndirectMove& m : moves) ++start[slot(m) + 1];
+  for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+  std::vector<IndirectMove> sorted(start[2 * np + 1]);
+  {
+    std::vector<std::size_t> at(start.begin(), start.end() - 1);
+    for (const IndirectMove& m : moves)
+      if (const std::size_t k = slot(m); k <= 2 * np) sorted[at[k]++] = m;
   }
-  // By peer (a stable counting sort: O(moves + P)), then each peer's moves by (source index,
-  // destination index) where they are not in that order already (the directory's answers come in
-  // index order, which is often the source's).
   auto by_index = [](const IndirectMove& a, const IndirectMove& b) { return std::pair(a.src, a.dst) < std::pair(b.src, b.dst); };
-  auto sort_by = [&](std::vector<IndirectMove>& v, auto peer) {
-    std::vector<index_t> start(static_cast<std::size_t>(nprocs) + 1, 0);
-    for (const IndirectMove& m : v) ++start[static_cast<std::size_t>(peer(m)) + 1];
-    for (std::size_t q = 1; q < start.size(); ++q) start[q] += start[q - 1];
-    std::vector<IndirectMove> out(v.size());
-    std::vector<index_t> at(start.begin(), start.end() - 1);
-    for (const IndirectMove& m : v) out[static_cast<std::size_t>(at[static_cast<std::size_t>(peer(m))]++)] = m;
-    for (std::size_t q = 0; q + 1 < start.size(); ++q) {
-      const auto first = out.begin() + start[q], last = out.begin() + start[q + 1];
-      if (!std::is_sorted(first, last, by_index)) std::sort(first, last, by_index);
+  for (std::size_t k = 0; k <= 2 * np; ++k) {
+    const auto first = sorted.begin() + static_cast<std::ptrdiff_t>(start[k]), last = sorted.begin() + static_cast<std::ptrdiff_t>(start[k + 1]);
+    if (!std::is_sorted(first, last, by_index)) std::sort(first, last, by_index);
+  }
+  auto runs_of = [&](std::size_t k, std::vector<Run>& out) {
+    for (std::size_t i = start[k]; i < start[k + 1]; ++i) {
+      const IndirectMove& m = sorted[i];
+      append_run(out, Run{m.src, m.dst, m.len, m.len, m.len, 1});
     }
-    v = std::move(out);
   };
-  const auto to_of = [](const IndirectMove& m) { return m.to; };
-  const auto from_of = [](const IndirectMove& m) { return m.from; };
-  sort_by(sends, to_of);
-  sort_by(recvs, from_of);
-  if (!std::is_sorted(local.begin(), local.end(), by_index)) std::sort(local.begin(), local.end(), by_index);
-  auto runs_of = [](std::span<const IndirectMove> ms, std::vector<Run>& out) {
-    for (const IndirectMove& m : ms) append_run(out, Run{m.src, m.dst, m.len, m.len, m.len, 1});
-  };
-  st.local = collect_message(st, rank, side::src, [&](std::vector<Run>& out) { runs_of(local, out); });
-  // Per peer, its moves' range in the sorted list.
-  struct Group {
-    int peer;
-    std::size_t first, last;
-  };
-  auto groups = [](const std::vector<IndirectMove>& v, auto peer) {
-    std::vector<Group> g;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      if (g.empty() || g.back().peer != peer(v[i])) g.push_back({peer(v[i]), i, i + 1});
-      else g.back().last = i + 1;
-    return g;
-  };
-  const std::vector<Group> out_groups = groups(sends, to_of), in_groups = groups(recvs, from_of);
-  auto collect = [&](const std::vector<Group>& g, const std::vector<IndirectMove>& v, int q, std::vector<Run>& out) {
-    const auto it = std::lower_bound(g.begin(), g.end(), q, [](const Group& x, int p) { return x.peer < p; });
-    if (it != g.end() && it->peer == q) runs_of(std::span<const IndirectMove>(v).subspan(it->first, it->last - it->first), out);
-  };
-  auto peers = [](const std::vector<Group>& g) {
-    std::vector<int> p;
-    for (const Group& x : g) p.push_back(x.peer);
-    return p;
-  };
+  st.local = collect_message(st, rank, side::src, [&](std::vector<Run>& out) { runs_of(0, out); });
+  std::vector<int> to, from;  // the peers
+  for (std::size_t q = 0; q < np; ++q) {
+    if (start[2 + q] > start[1 + q]) to.push_back(static_cast<int>(q));
+    if (start[2 + np + q] > start[1 + np + q]) from.push_back(static_cast<int>(q));
+  }
   add_messages(
-      st, rank, nprocs, [&](int q, std::vector<Run>& out) { collect(out_groups, sends, q, out); },
-      [&](int q, std::vector<Run>& out) { collect(in_groups, recvs, q, out); }, peers(out_groups), peers(in_groups));
+      st, rank, nprocs, [&](int q, std::vector<Run>& out) { runs_of(1 + static_cast<std::size_t>(q), out); },
+      [&](int q, std::vector<Run>& out) { runs_of(1 + np + static_cast<std::size_t>(q), out); }, std::move(to), std::move(from));
   return plan;
 }
 }  // namespace detail
