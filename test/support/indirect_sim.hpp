@@ -15,7 +15,7 @@
 namespace redist::test {
 
 /// Every rank's directory part of the layout whose rank r lists lists[r] (the first round).
-std::vector<IndirectDirectory> directories(const std::vector<std::vector<index_t>>& lists, index_t n) {
+inline std::vector<IndirectDirectory> directories(const std::vector<std::vector<index_t>>& lists, index_t n) {
   const int p = static_cast<int>(lists.size());
   std::vector<detail::Outbox<detail::DirectoryEntry>> out;
   for (const auto& l : lists) out.push_back(detail::directory_requests(l, n, p));
@@ -85,7 +85,7 @@ std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, st
 
 /// The value rank r holds for global index g as a source: the element g + 1, or (partial values)
 /// a part of it that depends on the rank.
-double part(index_t g, int r, bool partial) { return partial ? static_cast<double>((g * 7 + r * 13) % 17 + 1) : static_cast<double>(g + 1); }
+inline double part(index_t g, int r, bool partial) { return partial ? static_cast<double>((g * 7 + r * 13) % 17 + 1) : static_cast<double>(g + 1); }
 
 /// Runs every rank's plan in memory; checks each message against its receiver's (same peer
 /// pairing, same runs), folds by + where the source holds partial values, and returns the
