@@ -81,10 +81,11 @@ const auto& one_dimensional_mapping(const L& l) {
 }
 
 /// The directory of an Indirect layout (rank r's part of it, on rank r), made and checked when its
-/// array is made: every rank sends its (index, local) pairs to the indices' directory ranks (one
-/// MPI_Alltoallv), each directory rank sorts them into holders by index and rank. An index of
-/// [0, n) that no rank holds is a redist::error on every rank naming the first one. Collective;
-/// O(local + n / P) memory and work per rank.
+/// array is made: every rank sends its list's pieces (runs of consecutive indices at consecutive
+/// places) to the indices' directory ranks (one MPI_Alltoallv), each directory rank sorts them by
+/// index and rank. An index of [0, n) that no rank holds, or that one rank lists twice, is a
+/// redist::error on every rank naming the first one. Collective; O(local) work and O(the pieces
+/// + n / P) memory per rank at most.
 template <class M>
 std::shared_ptr<const IndirectDirectory> make_indirect_directory(const boost::mpi::communicator& comm, const M& m) {
   const auto c = static_cast<MPI_Comm>(comm);
@@ -122,9 +123,9 @@ constexpr bool folds_as_source(const M& m) noexcept {
 }
 
 /// This rank's moves of from -> to (1-D layouts, one of them Indirect), asked of the directory: on
-/// each directory rank, the holders of its indices on both sides (an Indirect side's from its
+/// each directory rank, the pieces of both sides on its block (an Indirect side's from its
 /// directory part, a regular side's by formula) make the moves (directory_moves), which go to
-/// the ranks that send or receive them (one MPI_Alltoallv). Collective; O(the moves + n / P).
+/// the ranks that send or receive them (one MPI_Alltoallv). Collective; O(the pieces + the moves).
 template <class From, class To>
 std::vector<IndirectMove> indirect_pair_moves(const boost::mpi::communicator& comm, const From& from, const To& to) {
   // The directory reads a regular side's 1-D mapping by formula, its processes being the ranks:
