@@ -11,6 +11,7 @@
 
 #include <redist/config.hpp>
 #include <redist/dist/indirect.hpp>
+#include <redist/dist/ldd.hpp>
 #include <redist/plan/layout.hpp>
 #include <redist/plan/moves.hpp>
 #include <redist/plan/plan.hpp>
@@ -151,32 +152,39 @@ class DirectorySide {
   static constexpr int everyone = -1;  ///< Piece::rank of a piece every rank holds
 
   DirectorySide(const M& m, const IndirectDirectory* dir) : m_{m}, dir_{dir} {}
-  std::vector<Piece> pieces(index_t lo, index_t hi) const {
+  /// The pieces on [lo, hi): the directory part's own (not copied), or made here and kept until
+  /// the next call.
+  std::span<const Piece> pieces(index_t lo, index_t hi) {
     if constexpr (indirect_mapping<M>) {
       return dir_->pieces;
     } else {
-      std::vector<Piece> out;
-      if (lo >= hi) return out;
+      own_.clear();
+      if (lo >= hi) return own_;
       if (replicated_mapping_of(m_) || partial_mapping_of(m_)) {
-        out.push_back(Piece{lo, hi - lo, everyone, lo});
-        return out;
+        own_.push_back(Piece{lo, hi - lo, everyone, lo});
+        return own_;
       }
+      // A piece runs to the end of the block of its owner's LDD that holds g (local indices are
+      // consecutive within a block): O(pieces), not O(indices).
       index_t g = lo;
       while (g < hi) {
         const int o = m_.owner(g);
         const index_t l = m_.local_index(g);
         index_t e = g + 1;
-        while (e < hi && m_.owner(e) == o && m_.local_index(e) == l + (e - g)) ++e;
-        out.push_back(Piece{g, e - g, o, l});
+        for (const Ldd& d : m_.ldds(o))
+          if (!d.empty() && g >= d.o && g < d.end() && (g - d.o) % d.s < d.b) e = g + d.b - (g - d.o) % d.s;
+        e = std::min(e, hi);
+        own_.push_back(Piece{g, e - g, o, l});
         g = e;
       }
-      return out;
+      return own_;
     }
   }
 
  private:
   const M& m_;
   const IndirectDirectory* dir_;
+  std::vector<Piece> own_;
 };
 
 /// The moves of the indices [lo, hi) (a directory part) from the side `src` to the side `dst` on
@@ -191,16 +199,16 @@ class DirectorySide {
 ///    one holds this segment too (messages of long runs), else the first.
 /// O(segments · holders per segment): a list that is a block costs what a block costs.
 template <class Src, class Dst>
-void directory_moves(index_t lo, index_t hi, const Src& src, const Dst& dst, bool folds, bool every_receiver, int nprocs,
+void directory_moves(index_t lo, index_t hi, Src& src, Dst& dst, bool folds, bool every_receiver, int nprocs,
                      std::vector<std::vector<IndirectMove>>& moves) {
   using Piece = IndirectDirectory::Piece;
   constexpr int everyone = -1;
   moves.resize(static_cast<std::size_t>(nprocs));
   if (lo >= hi) return;
-  const std::vector<Piece> sp = src.pieces(lo, hi), dp = dst.pieces(lo, hi);
+  const std::span<const Piece> sp = src.pieces(lo, hi), dp = dst.pieces(lo, hi);
   // Where a piece of either side starts or ends, in order: each side's starts are sorted (its
   // pieces are), its ends nearly always (pieces that overlap are ghosts): merged, not sorted.
-  auto side_cuts = [&](const std::vector<Piece>& v) {
+  auto side_cuts = [&](std::span<const Piece> v) {
     std::vector<index_t> c;
     c.reserve(2 * v.size() + 2);
     c.push_back(lo);
@@ -236,7 +244,7 @@ void directory_moves(index_t lo, index_t hi, const Src& src, const Dst& dst, boo
   };
   // The pieces covering the segment [a, b), by rank (a sweep: pieces sorted by index).
   struct Active {
-    const std::vector<Piece>& pieces;
+    std::span<const Piece> pieces;
     std::size_t next = 0;
     std::vector<const Piece*> now;
     void at(index_t a) {
