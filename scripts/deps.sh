@@ -3,7 +3,7 @@
 # benchmarks with, if any is missing.
 set -eu
 pkgs="g++ meson ninja-build pkg-config cmake python3 libboost-dev libboost-mpi-dev catch2
-      libopenmpi-dev openmpi-bin gfortran python3-mpi4py python3-numpy libscalapack-openmpi-dev libfftw3-dev libfftw3-mpi-dev clang-14 libclang-rt-14-dev"
+      libopenmpi-dev openmpi-bin gfortran python3-mpi4py python3-numpy python3-pip python3-setuptools python3-wheel libscalapack-openmpi-dev libfftw3-dev libfftw3-mpi-dev clang-14 libclang-rt-14-dev"
 [ $# -gt 0 ] && pkgs="$*"
 missing=""
 for p in $pkgs; do

@@ -141,8 +141,10 @@ REDIST_C_API int redist_layout_global_indices(redist_layout layout, MPI_Comm com
 /* Frees a layout and sets *layout to NULL (a plan keeps what it needs). NULL is allowed. */
 REDIST_C_API int redist_layout_free(redist_layout* layout);
 
-/* The plan of from -> to on comm for elements of element_size bytes (1, 2, 4, 8 or 16), built
- * without communication but agreed on its first run. Collective: every rank of comm calls it
+/* The plan of from -> to on comm for elements of element_size bytes (any size >= 1: a struct, a
+ * record of 12 bytes, a string of 3), moved as their bytes, built without communication but
+ * agreed on its first run. Sizes other than 1, 2, 4, 8 and 16 are moved in units of the largest
+ * of those dividing the size (doc/c-api.md, "Any element size"). Collective: every rank of comm calls it
  * with layouts of the same global values. With an INDIRECT layout on either side (the other a 1-D
  * layout on every rank of comm in order, or INDIRECT too) it communicates: it makes each INDIRECT
  * layout's directory (distributed in blocks over comm) and asks it for this rank's moves. */

@@ -1,8 +1,8 @@
 /// @file libredist-c: the C interface of redist/c.h over the typed engine. A layout is up to four
 /// AnyDist dimensions (redist/dist/any.hpp) on a dynamic grid, or this rank's list of indices of an
 /// Indirect layout (redist/dist/indirect.hpp); a plan is a Redistribution between two such layouts,
-/// run on the caller's buffers as elements of 1 to 16 bytes, or of a numeric type
-/// (redist_plan_create_typed), in which partial sums are added.
+/// run on the caller's buffers as elements of any size (moved as units of 1, 2, 4, 8 or 16 bytes:
+/// in_units), or of a numeric type (redist_plan_create_typed), in which partial sums are added.
 #define OMPI_SKIP_MPICXX 1  // MPI's C++ bindings are not used (and warn under -Wextra)
 #include <redist/c.h>
 
@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <new>
 #include <numeric>
@@ -133,6 +134,56 @@ struct redist_layout_s {
 };
 
 namespace {
+
+/// The largest power of two, at most 16, that divides element_size (> 0): the unit a plan moves
+/// elements of element_size bytes in (Bytes<unit>: five instantiations per layout pair serve every
+/// size).
+std::size_t unit_of(std::size_t element_size) {
+  std::size_t unit = 16;
+  while (element_size % unit != 0) unit /= 2;
+  return unit;
+}
+
+/// x * m, or a redist::error naming `what` when it does not fit an index_t.
+index_t times(index_t x, index_t m, const std::string& what) {
+  if (x > std::numeric_limits<index_t>::max() / m)
+    fail("element_size makes " + what + " too large: " + std::to_string(x) + " elements of " + std::to_string(m) +
+         " units each do not fit a 64-bit index");
+  return x * m;
+}
+
+/// l for elements of m units each, as the caller's memory holds them (the m units of an element
+/// consecutive): the same elements on the same ranks, each index of the dimension fastest in
+/// storage (0 when column-major, the last when row-major) m units long. That dimension
+/// (n, D) |-> (n m, D in units): CYCLIC(k) |-> CYCLIC(k m); BLOCK, GEN_BLOCK(sizes) |->
+/// GEN_BLOCK(m sizes) (each process's part m times as long); COLLAPSED, REPLICATED and PARTIAL_SUM
+/// keep their kind. The leading dimension (the next dimension's stride) m times as large. An
+/// INDIRECT list g |-> g m, g m + 1, ..., g m + m - 1. Grid, offsets and ranks as they are.
+redist_layout_s in_units(const redist_layout_s& l, index_t m) {
+  redist_layout_s u = l;
+  if (l.indirect != 0) {
+    u.extents[0] = times(l.extents[0], m, "the extent");
+    u.indices.resize(static_cast<std::size_t>(times(static_cast<index_t>(l.indices.size()), m, "this rank's list")));
+    auto out = u.indices.begin();
+    for (const index_t g : l.indices)
+      for (index_t j = 0; j < m; ++j) *out++ = g * m + j;
+    return u;
+  }
+  const int d = l.storage.order == Order::column_major ? 0 : l.ndims - 1;
+  const index_t n = l.extents[d];
+  u.extents[d] = times(n, m, "the extent of dimension " + std::to_string(d));
+  u.storage.ld = times(l.storage.ld, m, "the leading dimension");
+  const auto& dist = l.dists[d].get();
+  if (const auto* c = std::get_if<redist::Cyclic<>>(&dist)) {
+    u.dists[d] = redist::Cyclic<>{times(c->block_size(), m, "the block of dimension " + std::to_string(d))};
+  } else if (std::holds_alternative<redist::Block>(dist) || std::holds_alternative<redist::GenBlock>(dist)) {
+    const AnyDist::mapping one(l.dists[d], n, l.grid[d]);
+    std::vector<index_t> sizes(static_cast<std::size_t>(l.grid[d]));
+    for (int p = 0; p < l.grid[d]; ++p) sizes[static_cast<std::size_t>(p)] = one.local_size(p) * m;
+    u.dists[d] = redist::GenBlock(sizes);
+  }
+  return u;
+}
 
 /// A plan of any dimension and element size.
 struct PlanBase {
@@ -573,6 +624,8 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
     std::optional<std::string> error;
     const bool indirect = from != nullptr && to != nullptr && (from->indirect != 0 || to->indirect != 0);
     std::optional<Side> from_side, to_side;  // a pair with an INDIRECT layout, bound
+    std::optional<redist_layout_s> from_units, to_units;  // from and to in units (in_units), when the plan needs them
+    std::size_t unit = element_size;                      // the size of what the plan moves
     try {
       if (from == nullptr || to == nullptr) fail("from and to must not be NULL");
       if (from->ndims != to->ndims)
@@ -581,8 +634,7 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
       if (typed && size_of_type(element_type) == 0)
         fail("element_type must be REDIST_FLOAT, REDIST_DOUBLE, REDIST_INT32, REDIST_INT64, REDIST_UINT32, REDIST_UINT64, "
              "REDIST_COMPLEX_FLOAT or REDIST_COMPLEX_DOUBLE (got " + std::to_string(element_type) + ")");
-      if (element_size != 1 && element_size != 2 && element_size != 4 && element_size != 8 && element_size != 16)
-        fail("element_size must be 1, 2, 4, 8 or 16 (got " + std::to_string(element_size) + ")");
+      if (element_size == 0) fail("element_size must be >= 1 (got 0)");
       for (int d = 0; d < from->ndims; ++d)
         if (from->extents[d] != to->extents[d])
           fail("from and to must have the same extents (dimension " + std::to_string(d) + ": " +
@@ -595,6 +647,18 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
           if (std::holds_alternative<redist::Partial<>>(from->dists[d].get()))
             fail("from's dimension " + std::to_string(d) + " is REDIST_PARTIAL_SUM: adding partial sums needs their "
                  "element type, make the plan with redist_plan_create_typed");
+      // Elements of another size than 1, 2, 4, 8 or 16 bytes: the layouts in units of their
+      // largest power-of-two divisor up to 16 (in_units), the plan of those.
+      if (!typed && unit_of(element_size) != element_size) {
+        unit = unit_of(element_size);
+        if (element_size / unit > static_cast<std::size_t>(std::numeric_limits<index_t>::max()))
+          fail("element_size must fit a 64-bit index (got " + std::to_string(element_size) + ")");
+        const auto m = static_cast<index_t>(element_size / unit);
+        from_units = in_units(*from, m);
+        to_units = in_units(*to, m);
+        from = &*from_units;
+        to = &*to_units;
+      }
       if (indirect) {
         // Bound on the communicator (the grid of a layout of dimensions must fit it and lie on its ranks in order).
         from_side = side_of(*from, world.size(), "from");
@@ -627,14 +691,14 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
       const bool fold = from->indirect == REDIST_INDIRECT_SUM ||
                         (from->indirect == 0 && std::holds_alternative<redist::Partial<>>(from->dists[0].get()));
       p->plan = make_indirect_plan(c, std::move(*from_side), std::move(*to_side), fold, to->indirect == REDIST_INDIRECT_SUM,
-                                   element_type, element_size);
+                                   element_type, unit);
       *plan = p.release();
       return;
     }
     const int n = c.size();
     auto make = [&]<std::size_t N>(std::integral_constant<std::size_t, N>) {
       if (typed) return make_numeric<N>(c, from->bind<N>(n), to->bind<N>(n), element_type);
-      return make_typed<N>(c, from->bind<N>(n), to->bind<N>(n), element_size);
+      return make_typed<N>(c, from->bind<N>(n), to->bind<N>(n), unit);
     };
     switch (from->ndims) {
       case 1: p->plan = make(std::integral_constant<std::size_t, 1>{}); break;

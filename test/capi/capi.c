@@ -2,7 +2,7 @@
  * case, a 2-D case from (BLOCK, COLLAPSED) rows with a padded leading dimension to a ScaLAPACK
  * descriptor's layout, a grid placed by a rank map, CYCLIC(4) -> REPLICATED and back into BLOCK, partial sums
  * (REDIST_PARTIAL_SUM, plans of a given element type: doubles, int64 and complex) into BLOCK, REPLICATED and
- * back into partial sums, and errors: each is checked element by
+ * back into partial sums, elements of 12 and 3 bytes (1-D and 2-D), and errors: each is checked element by
  * element against local -> global index formulas written here, independent of redist. Exits non-zero on any failure. */
 #include <redist/c.h>
 
@@ -32,6 +32,16 @@ static int rank = 0, nprocs = 1;
 static int64_t cyclic_global(int64_t l, int64_t k, int p, int src, int P) {
   return ((l / k) * P + (p - src + P) % P) * k + l % k;
 }
+
+/* An element of 12 bytes (not a power of two): g, -g and 7 g + 1 of a value g. */
+typedef struct {
+  int32_t v[3];
+} rec12;
+static rec12 make_rec12(int64_t g) {
+  rec12 r = {{(int32_t)g, (int32_t)-g, (int32_t)(7 * g + 1)}};
+  return r;
+}
+static int is_rec12(rec12 r, int64_t g) { return r.v[0] == (int32_t)g && r.v[1] == (int32_t)-g && r.v[2] == (int32_t)(7 * g + 1); }
 
 static void one_d(void) {
   /* GEN_BLOCK: process p holds 3 + 5p elements, process 1 none. */
@@ -65,6 +75,34 @@ static void one_d(void) {
   }
   OK(redist_plan_free(&plan));
   CHECK(plan == NULL, "plan_free sets NULL");
+  /* Elements of 12 bytes and of 3 (units of 4 and of 1). */
+  rec12* ar = malloc(sizeof(rec12) * (size_t)(ns + 1));
+  rec12* br = malloc(sizeof(rec12) * (size_t)(nd + 1));
+  for (int64_t l = 0; l < ns; ++l) ar[l] = make_rec12(first + l);
+  for (int64_t l = 0; l < nd; ++l) br[l] = make_rec12(-1);
+  OK(redist_plan_create(from, to, MPI_COMM_WORLD, sizeof(rec12), &plan));
+  OK(redist_plan_execute(plan, ar, br));
+  for (int64_t l = 0; l < nd; ++l)
+    CHECK(is_rec12(br[l], cyclic_global(l, 4, rank, 0, nprocs)), "12-byte 1-D b[%lld] = (%d, %d, %d)", (long long)l, br[l].v[0],
+          br[l].v[1], br[l].v[2]);
+  OK(redist_plan_free(&plan));
+  char* a3 = malloc(3 * (size_t)(ns + 1));
+  char* b3 = malloc(3 * (size_t)(nd + 1));
+  for (int64_t l = 0; l < ns; ++l) snprintf(a3 + 3 * l, 4, "%03d", (int)((first + l) % 1000));
+  memset(b3, '?', 3 * (size_t)(nd + 1));
+  OK(redist_plan_create(from, to, MPI_COMM_WORLD, 3, &plan));
+  OK(redist_plan_execute(plan, a3, b3));
+  for (int64_t l = 0; l < nd; ++l) {
+    char want[8];
+    snprintf(want, sizeof want, "%03d", (int)(cyclic_global(l, 4, rank, 0, nprocs) % 1000));
+    CHECK(memcmp(b3 + 3 * l, want, 3) == 0, "3-byte 1-D b[%lld] = %.3s, not %s", (long long)l, b3 + 3 * l, want);
+  }
+  CHECK(b3[3 * nd] == '?', "3-byte 1-D wrote past its %lld elements", (long long)nd);
+  OK(redist_plan_free(&plan));
+  free(ar);
+  free(br);
+  free(a3);
+  free(b3);
   OK(redist_layout_free(&from));
   OK(redist_layout_free(&to));
   free(a);
@@ -254,10 +292,29 @@ static void two_d(void) {
     }
   for (int64_t lj = 0; lj < locc; ++lj) CHECK(b[locr + lj * lld] == -1, "padding written at column %lld", (long long)lj);
   OK(redist_plan_free(&plan));
+  /* The same with elements of 12 bytes (moved as 3 units of 4: the leading dimensions and the
+   * fastest dimension's blocks in units), the padding left alone. */
+  rec12* ar = malloc(sizeof(rec12) * (size_t)(ns + 1));
+  rec12* br = malloc(sizeof(rec12) * (size_t)(nd + 1));
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < my_rows; ++i) ar[i + j * ld] = make_rec12((rank * rows_per + i) * 1000 + j);
+  for (int64_t k = 0; k < nd; ++k) br[k] = make_rec12(-1);
+  CHECK(sizeof(rec12) == 12, "sizeof(rec12) %zu", sizeof(rec12));
+  OK(redist_plan_create(from, to, MPI_COMM_WORLD, sizeof(rec12), &plan));
+  OK(redist_plan_execute(plan, ar, br));
+  for (int64_t lj = 0; lj < locc; ++lj)
+    for (int64_t li = 0; li < locr + 1; ++li) {
+      const int64_t g = li == locr ? -1 : cyclic_global(li, 3, myrow, rsrc, pr) * 1000 + cyclic_global(lj, 2, mycol, 0, pc);
+      CHECK(is_rec12(br[li + lj * lld], g), "12-byte 2-D b[%lld, %lld] = (%d, %d, %d), not %lld", (long long)li, (long long)lj,
+            br[li + lj * lld].v[0], br[li + lj * lld].v[1], br[li + lj * lld].v[2], (long long)g);
+    }
+  OK(redist_plan_free(&plan));
   OK(redist_layout_free(&from));
   OK(redist_layout_free(&to));
   free(a);
   free(b);
+  free(ar);
+  free(br);
 }
 
 /* CYCLIC(3) on a grid placed by a rank map (process p of the grid on rank P - 1 - p, as a
@@ -677,9 +734,9 @@ static void errors(void) {
   redist_dim ok = {REDIST_BLOCK, 100, 0, NULL, nprocs, 0};
   OK(redist_layout_create(1, &ok, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &good));
   redist_plan plan = NULL;
-  const size_t size = rank == nprocs - 1 ? 3 : 8;
-  CHECK(redist_plan_create(good, good, MPI_COMM_WORLD, size, &plan) == REDIST_ERROR, "element_size 3 on one rank");
-  CHECK(strstr(redist_error_message(), "element_size") != NULL, "message: %s", redist_error_message());
+  const size_t size = rank == nprocs - 1 ? 0 : 8;
+  CHECK(redist_plan_create(good, good, MPI_COMM_WORLD, size, &plan) == REDIST_ERROR, "element_size 0 on one rank");
+  CHECK(strstr(redist_error_message(), "element_size must be >= 1 (got 0)") != NULL, "message: %s", redist_error_message());
   CHECK(plan == NULL, "no plan on error");
   /* A grid larger than the communicator: every rank fails before any data moves. */
   redist_dim big = {REDIST_BLOCK, 100, 0, NULL, nprocs + 1, 0};

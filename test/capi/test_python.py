@@ -1,5 +1,6 @@
-"""The Python module over the C interface (python/redist.py), under mpirun: Block -> Cyclic(4)
-on NumPy arrays, layouts' global indices, error classes, Cyclic(4) -> replicated and back into Block, partial sums (float64, int64, complex64,
+"""The Python package over the C interface (python/redist), under mpirun: Block -> Cyclic(4)
+on NumPy arrays, layouts' global indices, error classes, elements of any fixed-size dtype (12-byte
+records, 3-byte strings; objects refused), Cyclic(4) -> replicated and back into Block, partial sums (float64, int64, complex64,
 and a (BLOCK, PARTIAL_SUM) float32 matrix) into Block, Replicated and partial sums, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, a grid
 placed by a rank map, indirect layouts (a halo of Block and 1-3 ghosts per side filled from Block, its
 partial sums added into Block, indirect -> indirect, an unheld index), and
@@ -183,11 +184,53 @@ if comm.allreduce(y.size, op=MPI.MIN) > 0:
     except redist.Error as e:
         last = comm.bcast(y.size, root=P - 1)
         check(f"dst must hold at least {last} elements on rank {P - 1}" in str(e), f"message {e}")
+
+# Any fixed-size dtype, moved as its bytes (in units of 4 and 1 bytes: the layouts' fastest storage
+# dimension in units): records (f8, i4) of 12 bytes and 3-byte strings, Block -> Cyclic(4), the
+# descriptor's layout (column-major, LLD 23) -> (COLLAPSED, GEN_BLOCK), row-major (BLOCK, COLLAPSED)
+# -> (COLLAPSED, GEN_BLOCK), a 1-D GEN_BLOCK -> Block. Objects are refused, on every rank.
+rec = rec12 = np.dtype([("x", "f8"), ("id", "i4")])
+check(rec.itemsize == 12, f"record size {rec.itemsize}")
+ga, = a.global_indices(comm)
+gb, = b.global_indices(comm)
+xr = np.zeros(a.local_size(comm), dtype=rec)
+xr["x"], xr["id"] = ga * 0.25, -ga
+yr = np.zeros(b.local_size(comm), dtype=rec)
+redist.Plan(a, b, comm, rec)(xr, yr)
+check(np.array_equal(yr["x"], gb * 0.25) and np.array_equal(yr["id"], -gb), f"records block -> cyclic(4) {yr[:4]}")
+
+
+def s3(v):
+    return np.array([b"%03d" % (int(t) % 997) for t in np.ravel(v)], dtype="S3").reshape(np.shape(v))
+
+
+A3 = np.full(A.shape, b"?!?", dtype="S3", order="F")
+A3[:m, :gc.size] = s3(gr[:, None] * 1000 + gc[None, :])
+B3 = np.zeros((m, sizes[rank]), dtype="S3", order="F")
+redist.Plan(src, dst, comm, "S3")(A3, B3)
+check(np.array_equal(B3, s3(expect)), "3-byte strings: descriptor (LLD 23) -> (COLLAPSED, GEN_BLOCK)")
+Rr = np.zeros(R.shape, dtype=rec)
+Rr["x"], Rr["id"] = R, R + 1
+Cr = np.zeros((m, sizes[rank]), dtype=rec)
+redist.Plan(rows, cols, comm, rec)(Rr, Cr)
+check(np.array_equal(Cr["x"], expect) and np.array_equal(Cr["id"], expect + 1), "records: row-major rows -> columns")
+k = n // (2 * P)
+gen = redist.Layout(redist.gen_block([n - (P - 1) * k] + [k] * (P - 1)))
+gg, = gen.global_indices(comm)
+v3 = np.zeros(a.local_size(comm), dtype="V3")
+redist.Plan(gen, a, comm, "V3")(s3(gg).view("V3"), v3)
+check(np.array_equal(v3.view("S3"), s3(ga)), "3-byte records: gen_block -> block")
+for bad in (np.dtype(object), np.dtype([("x", "f8"), ("o", "O")])):
+    try:
+        redist.Plan(a, b, comm, bad if rank == 0 else rec)
+        check(False, f"dtype {bad} accepted")
+    except redist.ArgumentError as e:
+        check("dtype must hold no Python objects" in str(e), f"message {e}")
 try:
-    redist.Plan(a, b, comm, np.dtype("V3"))
-    check(False, "3-byte elements accepted")
-except redist.Error as e:
-    check("element_size" in str(e), f"message {e}")
+    redist.Plan(parts, a, comm, rec)
+    check(False, "partial sums of records accepted")
+except redist.ArgumentError as e:
+    check("a source of partial sums needs a numeric dtype" in str(e), f"message {e}")
 
 # Indirect layouts: rank r holds its Block part of nn and 1 + r % 3 ghosts on the left, 1 + (r + 1) % 3
 # on the right (its block, then the left ghosts from the nearest down, then the right ones); and a
@@ -230,6 +273,12 @@ check(np.array_equal(hx, vals[mine]), f"block -> indirect {hx}")
 rec = np.zeros(mine.size, dtype="V8")
 redist.Plan(blk, halo, comm, np.dtype("V8"))(vals[lo:hi].copy().view("V8"), rec)
 check(np.array_equal(rec.view(np.float64), vals[mine]), "block -> indirect as bytes")
+# Records of 12 bytes (3 units of 4 per element: each listed index g as 3 g, 3 g + 1, 3 g + 2).
+hr = np.zeros(mine.size, dtype=rec12)
+src12 = np.zeros(hi - lo, dtype=rec12)
+src12["x"], src12["id"] = vals[lo:hi], np.arange(lo, hi)
+redist.Plan(blk, halo, comm, rec12)(src12, hr)
+check(np.array_equal(hr["x"], vals[mine]) and np.array_equal(hr["id"], mine), f"block -> indirect of records {hr}")
 # Partial sums: every holder holds 1, each element of Block is the number of its holders.
 for dtype in (np.int64, np.float64, np.complex64):
     out = np.full(hi - lo, -1, dtype=dtype)

@@ -17,14 +17,22 @@ the rank that owns it in the target layout::
     y = np.empty(b.local_size(comm))                       # this rank's part of b
     plan(x, y)
 
-The library is found through the environment variable REDIST_C_LIBRARY (a path), else as
-libredist-c.so on the loader's path. Errors raise redist.Error with redist's message (it names
-the parameter), as one of its classes: ArgumentError (also a ValueError), MismatchError (ranks
-that passed different values of what they must pass alike), OutOfMemoryError (also a
-MemoryError), MPIError; a plan's errors are raised on every rank alike, before any data moves.
+Elements are of any fixed-size NumPy dtype, structured ones too (np.dtype([('x', 'f8'), ('id',
+'i4')])), moved as their bytes; partial sums are added in a numeric dtype. A layout tells each
+rank its part: local_size(comm), local_shape(comm) and global_indices(comm).
+
+Installed by `pip install --no-build-isolation ./python` or by redist's `meson install`. The
+library libredist-c is found, first found first: at the path in the environment variable
+REDIST_C_LIBRARY; at the path meson install wrote beside the package (redist/_library.py); beside
+the package (a libredist-c.so* in its directory); on the loader's path (ldconfig's cache,
+LD_LIBRARY_PATH). Errors raise redist.Error with redist's message (it names the parameter), as
+one of its classes: ArgumentError (also a ValueError), MismatchError (ranks that passed different
+values of what they must pass alike), OutOfMemoryError (also a MemoryError), MPIError; a plan's
+errors are raised on every rank alike, before any data moves.
 """
 
 import ctypes
+import ctypes.util
 import os
 
 import numpy as np
@@ -71,10 +79,44 @@ class _Dim(ctypes.Structure):
 _handle = None
 
 
+def _library_paths():
+    """Where to look for libredist-c, in order: REDIST_C_LIBRARY; the path meson install wrote in
+    _library.py; a libredist-c.so* beside this file; the loader's name for it (ldconfig's cache),
+    then libredist-c.so on the loader's path."""
+    env = os.environ.get("REDIST_C_LIBRARY")
+    if env:
+        return [env]
+    paths = []
+    try:
+        from ._library import LIBRARY
+        if os.path.exists(LIBRARY):
+            paths.append(LIBRARY)
+    except ImportError:
+        pass
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths += [os.path.join(here, f) for f in sorted(os.listdir(here)) if f.startswith("libredist-c.so")]
+    found = ctypes.util.find_library("redist-c")
+    if found:
+        paths.append(found)
+    paths.append("libredist-c.so")
+    return paths
+
+
+def _load():
+    tried = []
+    for path in _library_paths():
+        try:
+            return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        except OSError as e:
+            tried.append(str(e))
+    raise Error("redist: cannot load libredist-c (" + "; ".join(tried) + "): install redist's C library where the "
+                "loader finds it (meson install), put it beside the package, or set REDIST_C_LIBRARY to its path")
+
+
 def _lib():
     global _handle
     if _handle is None:
-        lib = ctypes.CDLL(os.environ.get("REDIST_C_LIBRARY", "libredist-c.so"), mode=ctypes.RTLD_GLOBAL)
+        lib = _load()
         vp = ctypes.c_void_p
         lib.redist_layout_create.argtypes = [ctypes.c_int, ctypes.POINTER(_Dim), ctypes.c_int, ctypes.c_int,
                                              ctypes.c_int, ctypes.c_int64, ctypes.POINTER(vp)]
@@ -297,11 +339,24 @@ def _buffer_problem(name, a, size, shape, dtype, rank):
     return ""
 
 
+def _dtype_problem(dtype, partial):
+    """Why a Plan cannot move elements of dtype (a source of partial sums when partial), or ""."""
+    if dtype.hasobject:
+        return (f"redist.Plan: dtype must hold no Python objects (elements are moved as their bytes); got {dtype}; "
+                f"use a fixed-size dtype (numbers, strings of a given length 'S3'/'U3', structured dtypes of them)")
+    if dtype.itemsize == 0:
+        return f"redist.Plan: dtype must have a size of at least 1 byte; got {dtype} of 0 bytes"
+    if partial and dtype not in _TYPES:
+        return (f"redist.Plan: a source of partial sums needs a numeric dtype to add them in (float32, float64, int32, "
+                f"int64, uint32, uint64, complex64, complex128 in native byte order); got {dtype}")
+    return ""
+
+
 class Plan:
     """The redistribution source -> target on comm for elements of dtype: a number (float32/64,
-    int32/64, uint32/64, complex64/128; partial sums are added in it), or any other dtype of 1, 2,
-    4, 8 or 16 bytes, moved as bytes. Collective: every rank makes it. plan(src, dst) runs it
-    (collective)."""
+    int32/64, uint32/64, complex64/128; partial sums are added in it), or any other fixed-size dtype
+    (structured ones, strings 'S3', ...: no Python objects), moved as its bytes. Collective: every
+    rank makes it. plan(src, dst) runs it (collective)."""
 
     def __init__(self, source, target, comm, dtype):
         self._ptr = ctypes.c_void_p()
@@ -310,9 +365,11 @@ class Plan:
         self.sizes = (source.local_size(comm), target.local_size(comm))
         self.shapes = (source._local_shape(comm) + (source.storage_order,),
                        target._local_shape(comm) + (target.storage_order,))
-        if getattr(source, "partial", False) and self.dtype not in _TYPES:
-            raise ArgumentError(f"redist.Plan: a source of partial sums needs a numeric dtype to add them in (float32, "
-                                f"float64, int32, int64, uint32, uint64, complex64, complex128 in native byte order); got {self.dtype}")
+        # Agreed: a dtype that cannot be moved on any rank is an error on every rank.
+        problem = _dtype_problem(self.dtype, getattr(source, "partial", False))
+        from mpi4py import MPI
+        if comm.allreduce(1 if problem else 0, op=MPI.MAX):
+            raise ArgumentError(next(m for m in comm.allgather(problem) if m))
         if self.dtype in _TYPES:
             _check(_lib().redist_plan_create_typed_f(source._ptr, target._ptr, comm.py2f(), _TYPES[self.dtype],
                                                      ctypes.byref(self._ptr)))
