@@ -79,10 +79,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto which = in.next(1) % 3;  // 0: the source is Indirect, 1: the destination, 2: both
   with_side(in, n, p, which != 1, [&](const auto& src) {
     with_side(in, n, p, which != 0, [&](const auto& dst) {
-      const std::string failure = redist::test::simulate_indirect(src, dst, n);
-      if (!failure.empty()) {
-        std::fprintf(stderr, "redist fuzz: n = %lld, P = %d: %s\n", static_cast<long long>(n), p, failure.c_str());
-        std::abort();
+      // The way the array layer takes (by formula where it applies), then the directory's way.
+      for (const bool formula : {true, false}) {
+        const std::string failure = redist::test::simulate_indirect(src, dst, n, formula);
+        if (!failure.empty()) {
+          std::fprintf(stderr, "redist fuzz: n = %lld, P = %d, %s: %s\n", static_cast<long long>(n), p,
+                       formula ? "by formula where it applies" : "by the directory", failure.c_str());
+          std::abort();
+        }
+        if (!redist::test::by_formula(src, dst)) break;
       }
     });
   });

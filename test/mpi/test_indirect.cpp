@@ -85,6 +85,8 @@ TEST_CASE("Indirect: a halo with ghosts from Block and back, the copies equal, r
       test::fill(a, value_of);
       DistArray<double, Indirect<>> u(world, n, Indirect<>{halo(n, p, r, w)});
       REQUIRE(u.local_size() == static_cast<index_t>(halo(n, p, r, w).size()));
+      // Ghosts are copies (on more than one rank, of at least 2 elements): the directory knows it on every rank.
+      CHECK(redist::detail::one_dimensional_mapping(u.mapping()).directory()->copies == (p > 1 && n > 1));
       for (int rep = 0; rep < 3; ++rep) {  // the first run, the decision's timing, the decided run
         std::fill(u.local().begin(), u.local().end(), -1.0);
         u = a;
@@ -251,6 +253,18 @@ TEST_CASE("Indirect::from_owners: HPF's INDIRECT with the map in blocks", "[mpi]
   test::fill(a, value_of);
   w = a;
   CHECK(all_ok(world, test::holds(w, value_of)));
+  // No index held twice: planned by formula both ways, and into and out of partial values (one
+  // holder each: it receives the element, and its part is the element).
+  CHECK_FALSE(redist::detail::one_dimensional_mapping(w.mapping()).directory()->copies);
+  DistArray<double, Block> back(world, n);
+  back = w;
+  CHECK(all_ok(world, test::holds(back, value_of)));
+  DistArray<double, Indirect<std::plus<>>> parts(world, n, Indirect<std::plus<>>(layout.indices()));
+  parts = a;
+  CHECK(all_ok(world, test::holds(parts, value_of)));
+  test::fill(back, [](index_t) { return -1.0; });
+  back = parts;
+  CHECK(all_ok(world, test::holds(back, value_of)));
   // On an MPI_Comm too.
   const auto again = Indirect<>::from_owners(static_cast<MPI_Comm>(world), n, owners);
   CHECK(all_ok(world, again.indices() == layout.indices()));

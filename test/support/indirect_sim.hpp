@@ -31,6 +31,9 @@ inline std::vector<IndirectDirectory> directories(const std::vector<std::vector<
     }
     dirs.push_back(detail::make_directory(d, n, p, data, counts));
   }
+  bool copies = false;  // the array layer's all-reduce
+  for (const auto& d : dirs) copies = copies || detail::holds_copies(d);
+  for (auto& d : dirs) d.copies = copies;
   return dirs;
 }
 
@@ -62,20 +65,52 @@ Side<M> regular_side(const M& m) {
   return s;
 }
 
-/// Every rank's moves for src -> dst (the second round: each directory rank's moves, handed to
-/// the ranks that take part), and every rank's plan of them.
+/// Whether the array layer plans src -> dst by formula (detail::formula_pair), not by the directory.
 template <class A, class B>
-std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, std::vector<std::vector<IndirectMove>>* kept = nullptr) {
+bool by_formula(const Side<A>& src, const Side<B>& dst) {
+  if (src.indirect == dst.indirect) return false;
+  const bool source = src.indirect;
+  const bool copies = source ? src.dirs.front().copies : dst.dirs.front().copies;
+  const bool everyone = source ? detail::replicated_mapping_of(dst.m) || detail::partial_mapping_of(dst.m)
+                               : detail::replicated_mapping_of(src.m) || detail::partial_mapping_of(src.m);
+  return detail::formula_pair(source, source ? src.partial : dst.partial, copies, everyone);
+}
+
+/// Every rank's moves for src -> dst, and every rank's plan of them: by formula where the array
+/// layer takes that way and `formula` allows it (each Indirect rank's moves, sent to their other
+/// ends), else by the directory (the second round: each directory rank's moves, handed to the
+/// ranks that take part).
+template <class A, class B>
+std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, std::vector<std::vector<IndirectMove>>* kept = nullptr,
+                           bool formula = true) {
   const int p = src.m.nprocs();
   std::vector<std::vector<IndirectMove>> got(static_cast<std::size_t>(p));
-  for (int d = 0; d < p; ++d) {
-    detail::DirectorySide<A> s(src.m, src.indirect ? &src.dirs[d] : nullptr);
-    detail::DirectorySide<B> t(dst.m, dst.indirect ? &dst.dirs[d] : nullptr);
-    const auto [lo, hi] = detail::directory_range(d, n, p);
-    bool every = !dst.partial;
-    std::vector<std::vector<IndirectMove>> per;
-    detail::directory_moves(lo, hi, s, t, src.partial, every, p, per);
-    for (int r = 0; r < p; ++r) got[r].insert(got[r].end(), per[r].begin(), per[r].end());
+  if (formula && by_formula(src, dst)) {
+    auto run = [&](const auto& side, const auto& regular, bool source) {
+      for (int r = 0; r < p; ++r) {
+        // The list's runs where the array layer keeps them (a list of few runs), else the list.
+        const auto& list = side.lists[static_cast<std::size_t>(r)];
+        const auto runs = detail::list_runs(list, r, list.size() / 8);
+        const auto mine = detail::formula_moves(list, runs, regular.m, r, source);
+        const auto out = detail::moves_to_peers(mine, r, p);
+        got[static_cast<std::size_t>(r)].insert(got[static_cast<std::size_t>(r)].end(), mine.begin(), mine.end());
+        std::size_t k = 0;
+        for (int q = 0; q < p; ++q)
+          for (index_t i = 0; i < out.counts[static_cast<std::size_t>(q)]; ++i, ++k) got[static_cast<std::size_t>(q)].push_back(out.data[k]);
+      }
+    };
+    if constexpr (detail::indirect_mapping<A> && !detail::indirect_mapping<B>) run(src, dst, true);
+    else if constexpr (detail::indirect_mapping<B> && !detail::indirect_mapping<A>) run(dst, src, false);
+  } else {
+    for (int d = 0; d < p; ++d) {
+      detail::DirectorySide<A> s(src.m, src.indirect ? &src.dirs[d] : nullptr);
+      detail::DirectorySide<B> t(dst.m, dst.indirect ? &dst.dirs[d] : nullptr);
+      const auto [lo, hi] = detail::directory_range(d, n, p);
+      bool every = !dst.partial;
+      std::vector<std::vector<IndirectMove>> per;
+      detail::directory_moves(lo, hi, s, t, src.partial, every, p, per);
+      for (int r = 0; r < p; ++r) got[r].insert(got[r].end(), per[r].begin(), per[r].end());
+    }
   }
   std::vector<Plan> plans;
   for (int r = 0; r < p; ++r) plans.push_back(detail::plan_of_moves(got[r], r, p));
@@ -157,8 +192,9 @@ std::vector<std::vector<double>> run_plans(const std::vector<Plan>& plans, const
 
 /// The plans of src -> dst run in memory against the oracle (what every place of dst holds after
 /// b = a, and how many stores it takes): empty, or the first problem.
+/// `formula`: as plans_of's (false: the directory's way for every pair).
 template <class A, class B>
-std::string simulate_indirect(const Side<A>& src, const Side<B>& dst, index_t n) {
+std::string simulate_indirect(const Side<A>& src, const Side<B>& dst, index_t n, bool formula = true) {
   const int p = src.m.nprocs();
   std::vector<std::vector<int>> holders(static_cast<std::size_t>(n));  // source holders per index
   for (int r = 0; r < p; ++r)
@@ -167,7 +203,7 @@ std::string simulate_indirect(const Side<A>& src, const Side<B>& dst, index_t n)
   for (int r = 0; r < p; ++r)
     for (index_t g : dst.lists[r]) first_dst[static_cast<std::size_t>(g)] = std::min(first_dst[static_cast<std::size_t>(g)], r);
   std::vector<std::vector<int>> writes;
-  const auto plans = plans_of(src, dst, n);
+  const auto plans = plans_of(src, dst, n, nullptr, formula);
   std::string failure;
   const auto out = run_plans(plans, src, dst, writes, failure);
   if (!failure.empty()) return failure;

@@ -46,9 +46,13 @@ std::vector<std::pair<int, index_t>> holders(const IndirectDirectory& d, index_t
 /// The simulation against the oracle, as a check.
 template <class A, class B>
 void check_against_oracle(const Side<A>& src, const Side<B>& dst, index_t n) {
-  const std::string failure = simulate_indirect(src, dst, n);
-  INFO(failure);
-  CHECK(failure.empty());
+  // The way the array layer takes, and the directory's way (the same pair planned without formula).
+  for (const bool formula : {true, false}) {
+    const std::string failure = simulate_indirect(src, dst, n, formula);
+    INFO((formula ? "by formula where it applies: " : "by the directory: ") << failure);
+    CHECK(failure.empty());
+    if (!by_formula(src, dst)) break;
+  }
 }
 
 /// Random lists over [0, n) on p ranks: each index to a random rank (some ranks may hold none),
@@ -217,6 +221,63 @@ TEST_CASE("indirect: a reader takes its own copy, or keeps to one holder along a
     CHECK(plans[r].only().recvs.size() == (r == 0 || r == 3 ? 1u : 2u));
     for (const Message& m : plans[r].only().recvs) CHECK(m.nruns == 1);
   }
+}
+
+TEST_CASE("indirect: a pair each holder can tell alone is planned by formula, with the directory's messages", "[indirect]") {
+  const index_t n = 96;
+  const int p = 4;
+  const auto block = regular_side(Block::mapping(Block{}, n, p));
+  const auto cyclic = regular_side(Cyclic<>::mapping(Cyclic<>{5}, n, p));
+  const auto replicated = regular_side(Replicated::mapping(Replicated{}, n, p));
+  // A permutation holds no index twice: one holder, whatever the Op, either way.
+  std::vector<index_t> all(static_cast<std::size_t>(n));
+  std::iota(all.begin(), all.end(), index_t{0});
+  std::mt19937 rng(7);
+  std::shuffle(all.begin(), all.end(), rng);
+  std::vector<std::vector<index_t>> perm(p);
+  for (index_t g = 0; g < n; ++g) perm[static_cast<std::size_t>(g % p)].push_back(all[static_cast<std::size_t>(g)]);
+  const auto pv = indirect_side<void>(perm, n);
+  const auto ps = indirect_side<std::plus<>>(perm, n);
+  CHECK_FALSE(pv.dirs.front().copies);
+  CHECK(by_formula(pv, block));
+  CHECK(by_formula(block, pv));
+  CHECK(by_formula(ps, cyclic));
+  CHECK(by_formula(cyclic, ps));
+  CHECK_FALSE(by_formula(replicated, pv));  // every rank holds the source: the reader's own copy, by the directory
+  CHECK_FALSE(by_formula(pv, pv));
+  // A halo holds copies: every holder receives (Import) and every holder sends its part (Export
+  // with ADD) by formula; one copy to send, or one holder to receive, is the directory's choice.
+  const auto lists = halo_lists(n, p, 3);
+  const auto hv = indirect_side<void>(lists, n);
+  const auto hs = indirect_side<std::plus<>>(lists, n);
+  CHECK(hv.dirs.front().copies);
+  CHECK(by_formula(block, hv));
+  CHECK(by_formula(hs, block));
+  CHECK_FALSE(by_formula(hv, block));
+  CHECK_FALSE(by_formula(block, hs));
+  // Same messages both ways: the peers and the elements each carries.
+  auto same_messages = [&](const auto& src, const auto& dst) {
+    const auto a = plans_of(src, dst, n, nullptr, true), b = plans_of(src, dst, n, nullptr, false);
+    for (int r = 0; r < p; ++r) {
+      const Stage<Run>& x = a[static_cast<std::size_t>(r)].only();
+      const Stage<Run>& y = b[static_cast<std::size_t>(r)].only();
+      REQUIRE(x.sends.size() == y.sends.size());
+      REQUIRE(x.recvs.size() == y.recvs.size());
+      for (std::size_t k = 0; k < x.sends.size(); ++k) {
+        CHECK(x.sends[k].peer == y.sends[k].peer);
+        CHECK(x.sends[k].size == y.sends[k].size);
+      }
+      CHECK(x.local.size == y.local.size);
+    }
+  };
+  same_messages(block, hv);
+  same_messages(hs, block);
+  same_messages(pv, cyclic);
+  same_messages(cyclic, ps);
+  check_against_oracle(pv, block, n);
+  check_against_oracle(block, ps, n);
+  check_against_oracle(hs, cyclic, n);
+  check_against_oracle(cyclic, hv, n);
 }
 
 TEST_CASE("indirect: at 4096 virtual ranks a rank's share of the directory follows its list and n / P", "[indirect]") {

@@ -30,11 +30,12 @@
 namespace redist::detail {
 
 /// One MPI_Alltoallv of the records of `out` (counts per rank; a record is sizeof(T) bytes) over
-/// comm: returns the records received, one rank's after the other's, and their counts per rank in
-/// `in_counts`. Collective. A count above INT_MAX records (to or from one rank) is a redist::error
-/// on every rank, before anything moves.
+/// comm: appends the records received to `in`, one rank's after the other's, and writes their
+/// counts per rank to `in_counts`. Collective. A count above INT_MAX records (to or from one rank)
+/// is a redist::error on every rank, before anything moves.
 template <class T>
-std::vector<T> exchange_records(MPI_Comm comm, const Outbox<T>& out, std::vector<index_t>& in_counts, const char* what) {
+void exchange_records_into(MPI_Comm comm, const Outbox<T>& out, std::vector<index_t>& in_counts, const char* what,
+                           std::vector<T>& in) {
   int p = 1;
   runtime::detail::check(MPI_Comm_size(comm, &p), "MPI_Comm_size");
   static_assert(sizeof(long long) == sizeof(index_t));
@@ -63,13 +64,22 @@ std::vector<T> exchange_records(MPI_Comm comm, const Outbox<T>& out, std::vector
     big = 1;
   runtime::detail::check(MPI_Allreduce(&big, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
   if (any != 0) report_error(std::string("redist: ") + what + " requires at most INT_MAX records per rank in one round");
-  std::vector<T> in(static_cast<std::size_t>(r));
+  const std::size_t at = in.size();
+  in.resize(at + static_cast<std::size_t>(r));
   MPI_Datatype record = MPI_DATATYPE_NULL;
   runtime::detail::check(MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &record), "MPI_Type_contiguous");
   runtime::detail::check(MPI_Type_commit(&record), "MPI_Type_commit");
-  const int rc_all = MPI_Alltoallv(out.data.data(), sc.data(), sd.data(), record, in.data(), rc.data(), rd.data(), record, comm);
+  const int rc_all =
+      MPI_Alltoallv(out.data.data(), sc.data(), sd.data(), record, in.data() + at, rc.data(), rd.data(), record, comm);
   MPI_Type_free(&record);
   runtime::detail::check(rc_all, "MPI_Alltoallv");
+}
+
+/// exchange_records_into a new vector: the records received.
+template <class T>
+std::vector<T> exchange_records(MPI_Comm comm, const Outbox<T>& out, std::vector<index_t>& in_counts, const char* what) {
+  std::vector<T> in;
+  exchange_records_into(comm, out, in_counts, what, in);
   return in;
 }
 
@@ -96,10 +106,13 @@ std::shared_ptr<const IndirectDirectory> make_indirect_directory(const boost::mp
   std::vector<index_t> counts;
   const std::vector<DirectoryEntry> in = exchange_records(c, requests, counts, "an Indirect layout");
   auto dir = std::make_shared<IndirectDirectory>(make_directory(comm.rank(), m.size(), comm.size(), in, counts));
-  long long mine = first_unheld(*dir), first = -1;
-  if (mine < 0) mine = LLONG_MAX;
-  runtime::detail::check(MPI_Allreduce(&mine, &first, 1, MPI_LONG_LONG, MPI_MIN, c), "MPI_Allreduce");
-  if (first != LLONG_MAX)
+  dir->list_runs = list_runs(m.indices(), comm.rank(), m.indices().size() / 8);
+  // The first unheld index, and (negated, so one MIN finds both) whether any part holds copies.
+  long long mine[2] = {first_unheld(*dir), holds_copies(*dir) ? -1 : 0}, least_unheld[2] = {0, 0};
+  if (mine[0] < 0) mine[0] = LLONG_MAX;
+  runtime::detail::check(MPI_Allreduce(mine, least_unheld, 2, MPI_LONG_LONG, MPI_MIN, c), "MPI_Allreduce");
+  dir->copies = least_unheld[1] < 0;
+  if (const long long first = least_unheld[0]; first != LLONG_MAX)
     report_error("redist::Indirect(indices) requires every index of [0, n) to be held by some rank (n = " +
                  std::to_string(m.size()) + "; no rank holds " + std::to_string(first) + ")");
   // An index one rank lists twice: the first such index, and the first rank that does.
@@ -122,10 +135,14 @@ constexpr bool folds_as_source(const M& m) noexcept {
   else return partial_mapping_of(m);
 }
 
-/// This rank's moves of from -> to (1-D layouts, one of them Indirect), asked of the directory: on
-/// each directory rank, the pieces of both sides on its block (an Indirect side's from its
-/// directory part, a regular side's by formula) make the moves (directory_moves), which go to
-/// the ranks that send or receive them (one MPI_Alltoallv). Collective; O(the pieces + the moves).
+/// This rank's moves of from -> to (1-D layouts, one of them Indirect). Where each holder of the
+/// Indirect side can tell its moves alone (formula_pair: copies received, partial values sent, or
+/// no index held twice, against a regular side), each Indirect rank makes them by the regular
+/// side's formula and sends them to their other ends (one MPI_Alltoallv). Otherwise they are asked
+/// of the directory: on each directory rank, the pieces of both sides on its block (an Indirect
+/// side's from its directory part, a regular side's by formula) make the moves (directory_moves),
+/// which go to the ranks that send or receive them (one MPI_Alltoallv). Collective; O(the pieces
+/// + the moves).
 template <class From, class To>
 std::vector<IndirectMove> indirect_pair_moves(const boost::mpi::communicator& comm, const From& from, const To& to) {
   // The directory reads a regular side's 1-D mapping by formula, its processes being the ranks:
@@ -151,6 +168,29 @@ std::vector<IndirectMove> indirect_pair_moves(const boost::mpi::communicator& co
       return nullptr;
     }
   };
+  // One Indirect side and a regular one whose moves each holder can tell alone (formula_pair):
+  // each Indirect rank makes its moves by the regular side's formula and sends them to the owners.
+  if constexpr (indirect_mapping<FM> != indirect_mapping<TM>) {
+    constexpr bool source = indirect_mapping<FM>;
+    const auto& im = [&]() -> const auto& {
+      if constexpr (source) return fm;
+      else return tm;
+    }();
+    const auto& rm = [&]() -> const auto& {
+      if constexpr (source) return tm;
+      else return fm;
+    }();
+    using IM = std::remove_cvref_t<decltype(im)>;
+    const IndirectDirectory* dir = directory_of(im);
+    if (formula_pair(source, !std::is_void_v<typename IM::op_type>, dir->copies,
+                     replicated_mapping_of(rm) || partial_mapping_of(rm))) {
+      std::vector<IndirectMove> moves = formula_moves(im.indices(), dir->list_runs, rm, comm.rank(), source);
+      std::vector<index_t> counts;
+      const Outbox<IndirectMove> out = moves_to_peers(moves, comm.rank(), comm.size());
+      exchange_records_into(static_cast<MPI_Comm>(comm), out, counts, "b = a with an Indirect layout", moves);
+      return moves;
+    }
+  }
   DirectorySide<FM> src(fm, directory_of(fm));
   DirectorySide<TM> dst(tm, directory_of(tm));
   const auto [lo, hi] = directory_range(comm.rank(), fm.size(), comm.size());
@@ -170,8 +210,8 @@ std::vector<IndirectMove> indirect_pair_moves(const boost::mpi::communicator& co
 template <class From, class To, class F>
 decltype(auto) with_directory_moves(const From& from, const To& to, const boost::mpi::communicator& comm, F&& f) {
   if constexpr (indirect_layout<From> || indirect_layout<To>) {
-    const std::vector<IndirectMove> moves = indirect_pair_moves(comm, from, to);
-    const std::span<const IndirectMove> view(moves);
+    std::vector<IndirectMove> moves = indirect_pair_moves(comm, from, to);
+    const std::span<IndirectMove> view(moves);
     const indirect_moves_scope scope(view);
     return f();
   } else {

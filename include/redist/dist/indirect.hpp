@@ -37,6 +37,13 @@ struct IndirectDirectory {
   index_t lo = 0;
   index_t hi = 0;
   std::vector<Piece> pieces;  ///< by index, then rank
+  /// Whether some index of [0, n) (any rank's part, not only this one) is held by more than one
+  /// rank: the same on every rank.
+  bool copies = true;
+  /// This rank's own list as runs (consecutive indices at consecutive places, in local order),
+  /// when they are few (a halo, a partition into stretches); empty when they are not (the list
+  /// is read instead).
+  std::vector<Piece> list_runs;
 };
 
 namespace detail {

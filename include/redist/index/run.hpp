@@ -34,11 +34,12 @@ struct Run {
 
 /// Appends r to runs, merging it into the last run when both are single pieces with the same
 /// steps and r continues it on both sides (a Cyclic body and its ragged tail, say); a run
-/// contiguous on both sides is first made one piece of step 1.
-constexpr void append_run(std::vector<Run>& runs, Run r) {
+/// contiguous on both sides is first made one piece of step 1. The runs before `first` (another
+/// message's) are never merged into.
+constexpr void append_run(std::vector<Run>& runs, Run r, std::size_t first = 0) {
   if (r.size() == 0) return;
   if (r.src_contiguous() && r.dst_contiguous()) r = Run{r.src, r.dst, r.size(), r.size(), r.size(), 1};
-  if (!runs.empty()) {
+  if (runs.size() > first) {
     Run& last = runs.back();
     if (last.count == 1 && r.count == 1 && last.src_step == r.src_step && last.dst_step == r.dst_step &&
         last.src + last.len * last.src_step == r.src && last.dst + last.len * last.dst_step == r.dst) {

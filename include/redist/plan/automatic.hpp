@@ -244,7 +244,7 @@ class Decider {
   static plan_type plan(const From& from, const To& to, int rank, const Policy& policy, Decision& d) {
     plan_type p = planner<Policy>::plan(from, to, rank, policy);
     if constexpr (detail::indirect_layout<From> || detail::indirect_layout<To>)
-      d.reason = "an Indirect layout: the moves its directory gave, posted at once";
+      d.reason = "an Indirect layout: the moves of its lists (by formula or from its directory), posted at once";
     else if constexpr (adaptive) d.reason = "the GDM model's prediction";
     else if constexpr (std::is_same_v<Policy, schedule::automatic_t>) d.reason = "chosen by the layouts' types and the cost model";
     else d.reason = "the schedule asked for";

@@ -67,17 +67,27 @@ struct DirectoryEntry {
 /// directory rank of its indices. O(local); O(runs) records (one per rank for a list that is a block).
 inline Outbox<DirectoryEntry> directory_requests(std::span<const index_t> indices, index_t n, int nprocs) {
   const index_t b = directory_block(n, nprocs);
-  std::vector<std::vector<DirectoryEntry>> per(static_cast<std::size_t>(nprocs));
-  std::size_t l = 0;
-  while (l < indices.size()) {
-    const index_t g = indices[l];
-    const index_t block_end = (g / b + 1) * b;
-    std::size_t e = l + 1;
-    while (e < indices.size() && indices[e] == indices[e - 1] + 1 && indices[e] < block_end) ++e;
-    per[static_cast<std::size_t>(g / b)].push_back(DirectoryEntry{g, static_cast<index_t>(l), static_cast<index_t>(e - l)});
-    l = e;
-  }
-  return outbox_of(per);
+  // Two passes over the list (count the runs per directory rank, then write them in place): no
+  // vector per rank, no copy of them into the outbox.
+  auto runs = [&](auto&& f) {
+    std::size_t l = 0;
+    while (l < indices.size()) {
+      const index_t g = indices[l];
+      const index_t block_end = (g / b + 1) * b;
+      std::size_t e = l + 1;
+      while (e < indices.size() && indices[e] == indices[e - 1] + 1 && indices[e] < block_end) ++e;
+      f(static_cast<std::size_t>(g / b), DirectoryEntry{g, static_cast<index_t>(l), static_cast<index_t>(e - l)});
+      l = e;
+    }
+  };
+  Outbox<DirectoryEntry> out;
+  out.counts.assign(static_cast<std::size_t>(nprocs), 0);
+  runs([&](std::size_t d, const DirectoryEntry&) { ++out.counts[d]; });
+  std::vector<std::size_t> at(static_cast<std::size_t>(nprocs) + 1, 0);
+  for (std::size_t d = 0; d < out.counts.size(); ++d) at[d + 1] = at[d] + static_cast<std::size_t>(out.counts[d]);
+  out.data.resize(at.back());
+  runs([&](std::size_t d, const DirectoryEntry& e) { out.data[at[d]++] = e; });
+  return out;
 }
 
 /// Rank d's part of the directory, made of the requests it received: counts[q] entries from rank
@@ -141,6 +151,113 @@ inline std::pair<index_t, int> first_repeated(const IndirectDirectory& dir) {
   return first;
 }
 
+/// The end of the block of rank o's LDDs in the 1-D mapping m that holds global index g (o holds
+/// g): the indices [g, end) are o's at consecutive local indices.
+template <class M>
+index_t ldd_block_end(const M& m, int o, index_t g) {
+  index_t e = g + 1;
+  for (const Ldd& d : m.ldds(o))
+    if (!d.empty() && g >= d.o && g < d.end() && (g - d.o) % d.s < d.b) e = g + d.b - (g - d.o) % d.s;
+  return e;
+}
+
+/// Whether some index of a directory part is held by more than one rank (copies or partial
+/// values). O(pieces).
+inline bool holds_copies(const IndirectDirectory& dir) noexcept {
+  index_t covered = dir.lo;  // the furthest end of the pieces so far
+  for (const auto& p : dir.pieces) {
+    if (p.index < covered) return true;
+    covered = std::max(covered, p.end());
+  }
+  return false;
+}
+
+/// Whether a pair of an Indirect layout and a regular 1-D one is planned by formula, without the
+/// directory's second round: when each holder of the Indirect side can tell its moves from its own
+/// list and the regular side's owner(g) and local_index(g) alone. That is, when every holder of an
+/// index takes part in its moves - as a destination of copies (every holder receives), as a source
+/// of partial values (every holder sends) - or the layout holds no index twice (`copies` false: one
+/// holder), and the regular side holds each element once (not Replicated or Partial: `everyone`).
+/// Tpetra's Import asks a regular source map by formula the same way.
+inline bool formula_pair(bool indirect_is_source, bool indirect_partial, bool copies, bool everyone) noexcept {
+  if (everyone) return false;
+  if (!copies) return true;
+  return indirect_is_source == indirect_partial;
+}
+
+/// The runs of a list: consecutive indices at consecutive places, as pieces of `rank` (index, len,
+/// local), in local order; none when there would be more than `most` (the list is then read
+/// itself). O(local).
+inline std::vector<IndirectDirectory::Piece> list_runs(std::span<const index_t> indices, int rank, std::size_t most) {
+  std::vector<IndirectDirectory::Piece> runs;
+  std::size_t l = 0;
+  while (l < indices.size()) {
+    if (runs.size() == most) return {};
+    std::size_t e = l + 1;
+    while (e < indices.size() && indices[e] == indices[e - 1] + 1) ++e;
+    runs.push_back({indices[l], static_cast<index_t>(e - l), rank, static_cast<index_t>(l)});
+    l = e;
+  }
+  return runs;
+}
+
+/// Appends the moves of the run [g, g + len) at this rank's places [l, l + len) with a regular 1-D
+/// mapping m (formula_pair): the run cut where an owner's block of LDDs ends, each piece a move
+/// between this rank (`me`) and its owner, from this rank when `indirect_is_source`, else to it.
+template <class M>
+void append_formula_moves(index_t g, index_t l, index_t len, const M& m, int me, bool indirect_is_source,
+                          std::vector<IndirectMove>& moves) {
+  while (len > 0) {
+    const int o = m.owner(g);
+    const index_t k = len == 1 ? 1 : std::min(len, ldd_block_end(m, o, g) - g);
+    const index_t there = m.local_index(g);
+    moves.push_back(indirect_is_source ? IndirectMove{me, o, l, there, k} : IndirectMove{o, me, there, l, k});
+    g += k;
+    l += k;
+    len -= k;
+  }
+}
+
+/// This rank's moves between its Indirect list and a regular 1-D mapping m (formula_pair), by
+/// formula: the list's runs (`runs`, list_runs', when the directory kept them; else read from
+/// `indices`) cut where an owner's block of LDDs ends (append_formula_moves). O(the runs) with
+/// runs kept, else O(the list); one formula call per piece.
+template <class M>
+std::vector<IndirectMove> formula_moves(std::span<const index_t> indices, std::span<const IndirectDirectory::Piece> runs,
+                                        const M& m, int me, bool indirect_is_source) {
+  std::vector<IndirectMove> moves;
+  if (!runs.empty() || indices.empty()) {
+    for (const auto& r : runs) append_formula_moves(r.index, r.local, r.len, m, me, indirect_is_source, moves);
+    return moves;
+  }
+  const std::size_t n = indices.size();
+  moves.reserve(n);  // at most a move per index (untouched capacity is not memory yet)
+  std::size_t l = 0;
+  while (l < n) {
+    std::size_t e = l + 1;
+    while (e < n && indices[e] == indices[e - 1] + 1) ++e;
+    append_formula_moves(indices[l], static_cast<index_t>(l), static_cast<index_t>(e - l), m, me, indirect_is_source, moves);
+    l = e;
+  }
+  return moves;
+}
+
+/// The moves of this rank (`me`) with other ranks, for those ranks (the peer of a move is its other
+/// end; moves within this rank stay here): one counting sort by peer. O(moves + P).
+inline Outbox<IndirectMove> moves_to_peers(std::span<const IndirectMove> moves, int me, int nprocs) {
+  Outbox<IndirectMove> out;
+  out.counts.assign(static_cast<std::size_t>(nprocs), 0);
+  auto peer = [me](const IndirectMove& m) { return static_cast<std::size_t>(m.from == me ? m.to : m.from); };
+  for (const IndirectMove& m : moves)
+    if (m.from != m.to) ++out.counts[peer(m)];
+  std::vector<std::size_t> at(static_cast<std::size_t>(nprocs) + 1, 0);
+  for (std::size_t q = 0; q < out.counts.size(); ++q) at[q + 1] = at[q] + static_cast<std::size_t>(out.counts[q]);
+  out.data.resize(at.back());
+  for (const IndirectMove& m : moves)
+    if (m.from != m.to) out.data[at[peer(m)]++] = m;
+  return out;
+}
+
 /// One side of a pair as the directory sees it, on the indices [lo, hi): its pieces, by index then
 /// rank. An Indirect layout's are its directory part's; a regular 1-D mapping M's come by formula
 /// (owner and local index, consecutive ones joined), or are one piece held by every rank at local
@@ -169,12 +286,8 @@ class DirectorySide {
       index_t g = lo;
       while (g < hi) {
         const int o = m_.owner(g);
-        const index_t l = m_.local_index(g);
-        index_t e = g + 1;
-        for (const Ldd& d : m_.ldds(o))
-          if (!d.empty() && g >= d.o && g < d.end() && (g - d.o) % d.s < d.b) e = g + d.b - (g - d.o) % d.s;
-        e = std::min(e, hi);
-        own_.push_back(Piece{g, e - g, o, l});
+        const index_t e = std::min(ldd_block_end(m_, o, g), hi);
+        own_.push_back(Piece{g, e - g, o, m_.local_index(g)});
         g = e;
       }
       return own_;

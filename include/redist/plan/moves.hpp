@@ -45,16 +45,17 @@ inline constexpr bool indirect_layout = indirect_layout_t<L>::value;
 
 /// The moves of this rank for the plan being built on this thread with an Indirect layout (set by
 /// an indirect_moves_scope: the array layer's, which asked the directory for them), or none.
-inline const std::span<const IndirectMove>*& indirect_moves() noexcept {
-  thread_local const std::span<const IndirectMove>* moves = nullptr;
+inline const std::span<IndirectMove>*& indirect_moves() noexcept {
+  thread_local const std::span<IndirectMove>* moves = nullptr;
   return moves;
 }
 /// While it lives, the plans built on this thread with an Indirect layout are made of `moves`
 /// (the previous ones come back when it ends). A plan stays a function of its inputs: the moves
-/// are what the directory answered for this pair and this rank.
+/// are what the directory answered for this pair and this rank (the plan builder reorders them in
+/// place: the same moves).
 class indirect_moves_scope {
  public:
-  explicit indirect_moves_scope(const std::span<const IndirectMove>& moves) noexcept : saved_{indirect_moves()} {
+  explicit indirect_moves_scope(const std::span<IndirectMove>& moves) noexcept : saved_{indirect_moves()} {
     indirect_moves() = &moves;
   }
   indirect_moves_scope(const indirect_moves_scope&) = delete;
@@ -62,7 +63,7 @@ class indirect_moves_scope {
   ~indirect_moves_scope() { indirect_moves() = saved_; }
 
  private:
-  const std::span<const IndirectMove>* saved_;
+  const std::span<IndirectMove>* saved_;
 };
 }  // namespace detail
 

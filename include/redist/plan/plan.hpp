@@ -312,19 +312,35 @@ bool contiguous_chain(const std::vector<R>& runs, side where) {
   return contiguous_chain(std::span<const R>(runs), where);
 }
 
-/// Collects the runs of one message into st.runs and describes them.
-template <class R, class Collect>
-Message collect_message(Stage<R>& st, int peer, side where, Collect&& collect) {
+/// The message to `peer` whose runs are st.runs[first, end).
+template <class R>
+Message message_of_runs(const Stage<R>& st, int peer, side where, std::size_t first) {
   Message m;
   m.peer = peer;
-  m.first = st.runs.size();
-  std::vector<R> runs;
-  collect(runs);
+  m.first = first;
+  const std::span<const R> runs(st.runs.data() + first, st.runs.size() - first);
   for (const R& r : runs) m.size += r.size();
   m.nruns = runs.size();
   m.direct = contiguous_chain(runs, where);
-  st.runs.insert(st.runs.end(), runs.begin(), runs.end());
   return m;
+}
+
+/// Collects the runs of one message into st.runs and describes them.
+template <class R, class Collect>
+Message collect_message(Stage<R>& st, int peer, side where, Collect&& collect) {
+  std::vector<R> runs;
+  collect(runs);
+  const std::size_t first = st.runs.size();
+  st.runs.insert(st.runs.end(), runs.begin(), runs.end());
+  return message_of_runs(st, peer, where, first);
+}
+
+/// The peers in the order a rank visits them: rank + sign, rank + 2 sign, ... (mod P), so that in
+/// an all-at-once exchange ranks do not all start with the same peer.
+inline void order_peers(std::vector<int>& peers, int rank, int nprocs, int sign) {
+  std::sort(peers.begin(), peers.end(), [&](int x, int y) {
+    return floor_mod(sign * (x - rank), nprocs) < floor_mod(sign * (y - rank), nprocs);
+  });
 }
 
 /// st's messages with every other rank, and one all-at-once step: send(q, out) appends to out
@@ -343,12 +359,11 @@ void add_messages(Stage<R>& st, int rank, int nprocs, Send&& send, Receive&& rec
     else st.runs.resize(m.first);
   };
   auto visit = [&](std::optional<std::vector<int>>& peers, int sign, side where, auto& collect, std::vector<Message>& list) {
-    auto distance = [&](int q) { return floor_mod(sign * (q - rank), nprocs); };
     if (!peers) {
       for (int d = 1; d < nprocs; ++d) add(static_cast<int>(floor_mod(rank + sign * d, nprocs)), where, collect, list);
       return;
     }
-    std::sort(peers->begin(), peers->end(), [&](int x, int y) { return distance(x) < distance(y); });
+    order_peers(*peers, rank, nprocs, sign);
     for (int q : *peers)
       if (q != rank) add(q, where, collect, list);
   };
@@ -359,21 +374,22 @@ void add_messages(Stage<R>& st, int rank, int nprocs, Send&& send, Receive&& rec
 }  // namespace detail
 
 namespace detail {
-/// The plan of `rank` made of its moves (an Indirect layout's, as the directory gave them,
+/// The plan of `rank` made of its moves (an Indirect layout's, by formula or from the directory,
 /// plan/indirect.hpp): per peer the moves it sends and receives, both sides in the order of
 /// (source index, destination index), consecutive ones joined into runs (append_run), so that a
 /// list that is really a block costs what a block costs; the local moves copied directly; one
 /// all-at-once step. Sender and receiver hold the same moves (perhaps cut differently: the
-/// joining makes the same maximal runs of them), so they make the same runs.
-inline Plan plan_of_moves(std::span<const IndirectMove> moves, int rank, int nprocs) {
+/// joining makes the same maximal runs of them), so they make the same runs. Reorders `moves` in
+/// place (no copy of them: a permutation's are an element each).
+inline Plan plan_of_moves(std::span<IndirectMove> moves, int rank, int nprocs) {
   Plan plan;
   plan.rank = rank;
   plan.nprocs = nprocs;
   Stage<Run>& st = plan.stages.emplace_back();
-  // One counting sort by slot (the local copy, then the sends by receiver, then the receives by
-  // sender: O(moves + P), one allocation), then each slot's moves by (source index, destination
-  // index) where they are not in that order already (the directory's answers come in index order,
-  // which is often the source's).
+  // One counting sort by slot, in place (the local copy, then the sends by receiver, then the
+  // receives by sender, then the moves not this rank's: O(moves + P)), then each slot's moves by
+  // (source index, destination index) where they are not in that order already (the directory's
+  // answers come in index order, which is often the source's).
   const auto np = static_cast<std::size_t>(nprocs);
   auto slot = [&](const IndirectMove& m) -> std::size_t {
     if (m.from == rank) return m.to == rank ? 0 : 1 + static_cast<std::size_t>(m.to);
@@ -382,32 +398,45 @@ inline Plan plan_of_moves(std::span<const IndirectMove> moves, int rank, int npr
   std::vector<std::size_t> start(2 * np + 3, 0);
   for (const IndirectMove& m : moves) ++start[slot(m) + 1];
   for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
-  std::vector<IndirectMove> sorted(start[2 * np + 1]);
   {
+    // Each slot filled from its start: a move out of place is swapped to the next free place of
+    // its own slot (every swap puts one move where it belongs).
     std::vector<std::size_t> at(start.begin(), start.end() - 1);
-    for (const IndirectMove& m : moves)
-      if (const std::size_t k = slot(m); k <= 2 * np) sorted[at[k]++] = m;
+    for (std::size_t k = 0; k + 1 < at.size(); ++k)
+      while (at[k] < start[k + 1]) {
+        const std::size_t s = slot(moves[at[k]]);
+        if (s == k) ++at[k];
+        else std::swap(moves[at[k]], moves[at[s]++]);
+      }
   }
+  const std::span<IndirectMove> sorted = moves.first(start[2 * np + 1]);
   auto by_index = [](const IndirectMove& a, const IndirectMove& b) { return std::pair(a.src, a.dst) < std::pair(b.src, b.dst); };
   for (std::size_t k = 0; k <= 2 * np; ++k) {
     const auto first = sorted.begin() + static_cast<std::ptrdiff_t>(start[k]), last = sorted.begin() + static_cast<std::ptrdiff_t>(start[k + 1]);
     if (!std::is_sorted(first, last, by_index)) std::sort(first, last, by_index);
   }
-  auto runs_of = [&](std::size_t k, std::vector<Run>& out) {
+  // Each message's runs straight into st.runs (at most one per move: reserved once).
+  st.runs.reserve(sorted.size());
+  auto message = [&](std::size_t k, int peer, side where) {
+    const std::size_t first = st.runs.size();
     for (std::size_t i = start[k]; i < start[k + 1]; ++i) {
       const IndirectMove& m = sorted[i];
-      append_run(out, Run{m.src, m.dst, m.len, m.len, m.len, 1});
+      append_run(st.runs, Run{m.src, m.dst, m.len, m.len, m.len, 1}, first);
     }
+    return message_of_runs(st, peer, where, first);
   };
-  st.local = collect_message(st, rank, side::src, [&](std::vector<Run>& out) { runs_of(0, out); });
+  st.local = message(0, rank, side::src);
   std::vector<int> to, from;  // the peers
   for (std::size_t q = 0; q < np; ++q) {
     if (start[2 + q] > start[1 + q]) to.push_back(static_cast<int>(q));
     if (start[2 + np + q] > start[1 + np + q]) from.push_back(static_cast<int>(q));
   }
-  add_messages(
-      st, rank, nprocs, [&](int q, std::vector<Run>& out) { runs_of(1 + static_cast<std::size_t>(q), out); },
-      [&](int q, std::vector<Run>& out) { runs_of(1 + np + static_cast<std::size_t>(q), out); }, std::move(to), std::move(from));
+  order_peers(to, rank, nprocs, 1);
+  order_peers(from, rank, nprocs, -1);
+  for (int q : to) st.sends.push_back(message(1 + static_cast<std::size_t>(q), q, side::src));
+  for (int q : from) st.recvs.push_back(message(1 + np + static_cast<std::size_t>(q), q, side::dst));
+  st.schedule = schedule::make_all_at_once(st.sends.size(), st.recvs.size());
+  if (st.runs.size() < st.runs.capacity() / 2) st.runs.shrink_to_fit();
   return plan;
 }
 }  // namespace detail
