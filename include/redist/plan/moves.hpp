@@ -11,8 +11,8 @@ namespace redist {
 
 /// A run of a redistribution with an Indirect layout: rank `from`'s local elements [src, src + len)
 /// go to rank `to`'s local elements [dst, dst + len) (from == to: a local copy). The distributed
-/// directory (plan/indirect.hpp) gives each rank the moves it takes part in; the plan builder turns
-/// them into messages of runs.
+/// directory, or the formula of a regular side (plan/indirect.hpp), gives each rank the moves it
+/// takes part in; the plan builder turns them into messages of runs.
 struct IndirectMove {
   int from = 0;
   int to = 0;
@@ -44,15 +44,16 @@ template <class L>
 inline constexpr bool indirect_layout = indirect_layout_t<L>::value;
 
 /// The moves of this rank for the plan being built on this thread with an Indirect layout (set by
-/// an indirect_moves_scope: the array layer's, which asked the directory for them), or none.
+/// an indirect_moves_scope: the array layer's, which made them by formula or asked the directory
+/// for them), or none.
 inline const std::span<IndirectMove>*& indirect_moves() noexcept {
   thread_local const std::span<IndirectMove>* moves = nullptr;
   return moves;
 }
 /// While it lives, the plans built on this thread with an Indirect layout are made of `moves`
 /// (the previous ones come back when it ends). A plan stays a function of its inputs: the moves
-/// are what the directory answered for this pair and this rank (the plan builder reorders them in
-/// place: the same moves).
+/// are what the formula or the directory gave for this pair and this rank (the plan builder
+/// reorders them in place: the same moves).
 class indirect_moves_scope {
  public:
   explicit indirect_moves_scope(const std::span<IndirectMove>& moves) noexcept : saved_{indirect_moves()} {
