@@ -1,7 +1,9 @@
 /* redist from C (redist/c.h, libredist-c; doc/c-api.md): a load balancer's GEN_BLOCK layout,
  * process p holding 100 + 50 p elements, moved to CYCLIC(4) and back, and to CYCLIC(4) on a grid
  * placed on the ranks in reverse (redist_layout_set_ranks), and a histogram every rank counts
- * whole (REDIST_PARTIAL_SUM) summed into CYCLIC(4) bins, with every value checked.
+ * whole (REDIST_PARTIAL_SUM) summed into CYCLIC(4) bins, and a matrix of rows updated into
+ * columns by c = 2 r^T + c (redist_plan_create_op: ScaLAPACK's PDTRAN on any layouts), with every
+ * value checked.
  * Errors come back as return codes with a message that names the parameter. */
 #include <redist/c.h>
 
@@ -102,6 +104,38 @@ int main(int argc, char** argv) {
   redist_layout_free(&lcounts);
   redist_layout_free(&lbins);
 
+  /* c = 2 r^T + c: r is m x k in (BLOCK, COLLAPSED) rows, c its k x m transpose in (COLLAPSED,
+   * CYCLIC(2)) columns, both column-major; r(i, j) = 10 i + j, c(j, i) = i before. */
+  const int64_t m = 3 * nprocs + 1, k = 5, per = (m + nprocs - 1) / nprocs;
+  const int64_t myrows = rank * per >= m ? 0 : (m - rank * per < per ? m - rank * per : per);
+  const redist_dim rdims[2] = {{REDIST_BLOCK, m, 0, NULL, nprocs, 0}, {REDIST_COLLAPSED, k, 0, NULL, 1, 0}};
+  const redist_dim cdims[2] = {{REDIST_COLLAPSED, k, 0, NULL, 1, 0}, {REDIST_CYCLIC, m, 2, NULL, nprocs, 0}};
+  redist_layout lr, lc;
+  TRY(redist_layout_create(2, rdims, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lr));
+  TRY(redist_layout_create(2, cdims, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &lc));
+  int64_t ncol = 0;
+  TRY(redist_layout_local_size(lc, MPI_COMM_WORLD, &ncol));
+  double* r = malloc(sizeof(double) * (size_t)(myrows * k + 1));
+  double* ct = malloc(sizeof(double) * (size_t)(ncol + 1));
+  int64_t* ci = malloc(sizeof(int64_t) * (size_t)(ncol / k + 1));
+  TRY(redist_layout_global_indices(lc, MPI_COMM_WORLD, 1, ci)); /* the global i of each local column */
+  for (int64_t j = 0; j < k; ++j)
+    for (int64_t i = 0; i < myrows; ++i) r[i + j * myrows] = (double)(10 * (rank * per + i) + j);
+  for (int64_t l = 0; l < ncol / k; ++l)
+    for (int64_t j = 0; j < k; ++j) ct[j + l * k] = (double)ci[l];
+  redist_plan tr;
+  const double alpha = 2.0, beta = 1.0;
+  TRY(redist_plan_create_op(lr, lc, MPI_COMM_WORLD, REDIST_DOUBLE, REDIST_OP_TRANSPOSE, &tr));
+  TRY(redist_plan_execute_scaled(tr, &alpha, r, &beta, ct));
+  for (int64_t l = 0; l < ncol / k; ++l)
+    for (int64_t j = 0; j < k; ++j) wrong += ct[j + l * k] != 2.0 * (double)(10 * ci[l] + j) + (double)ci[l];
+  redist_plan_free(&tr);
+  redist_layout_free(&lr);
+  redist_layout_free(&lc);
+  free(r);
+  free(ct);
+  free(ci);
+
   /* A bad argument: a message, no exit. */
   const redist_dim bad = {REDIST_CYCLIC, n, 0, NULL, nprocs, 0};
   redist_layout none;
@@ -110,7 +144,7 @@ int main(int argc, char** argv) {
 
   int total = 0;
   MPI_Allreduce(&wrong, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("redist %s: GEN_BLOCK -> CYCLIC(4) -> GEN_BLOCK of %lld elements and partial histograms summed on %d processes: %s\n",
+  if (rank == 0) printf("redist %s: GEN_BLOCK -> CYCLIC(4) -> GEN_BLOCK of %lld elements, partial histograms summed, c = 2 r^T + c on %d processes: %s\n",
                         redist_version(), (long long)n, nprocs, total == 0 ? "every value right" : "WRONG VALUES");
   redist_plan_free(&there);
   redist_plan_free(&back);

@@ -30,6 +30,10 @@ extern "C" {
 #define REDIST_VERSION_PATCH 0
 #define REDIST_VERSION "0.1.0"
 
+/* The most dimensions a layout has (redist_layout_create's ndims). A plan moves layouts of more
+ * than 4 when at most 4 remain after folding the dimensions whole on every process (doc/c-api.md). */
+#define REDIST_MAX_DIMS 8
+
 /* What every function returns: REDIST_SUCCESS, or the class of its error (redist_error_message()
  * says more). A collective call returns the same class on every rank. */
 enum {
@@ -76,6 +80,15 @@ enum {
   REDIST_COMPLEX_DOUBLE = 8 /* double _Complex, std::complex<double>, NumPy complex128 */
 };
 
+/* What a plan of redist_plan_create_op computes from its source. */
+enum {
+  REDIST_OP_NONE = 0,          /* dst = alpha * src + beta * dst (ScaLAPACK's PxGEADD) */
+  REDIST_OP_TRANSPOSE = 1,     /* dst = alpha * transpose(src) + beta * dst (PxTRAN, PxTRANU): 2-D layouts, to's
+                                  extents from's swapped */
+  REDIST_OP_CONJ_TRANSPOSE = 2 /* dst = alpha * conj(transpose(src)) + beta * dst (PxTRANC); of real types, the
+                                  transpose */
+};
+
 /* The order of a grid's processes (row-major: the last coordinate varies fastest, as BLACS
  * "Row") and of a process's local storage (column-major: the first index varies fastest, as
  * Fortran and ScaLAPACK). */
@@ -95,7 +108,7 @@ typedef struct redist_dim {
 typedef struct redist_layout_s* redist_layout;
 typedef struct redist_plan_s* redist_plan;
 
-/* A layout of ndims (1 to 4) dimensions on a grid of dims[0].nprocs x ... processes, numbered
+/* A layout of ndims (1 to REDIST_MAX_DIMS) dimensions on a grid of dims[0].nprocs x ... processes, numbered
  * grid_order on ranks grid_first, grid_first + 1, ... of the communicator, each process storing
  * its elements in storage_order with the given leading dimension (0: tight). Not collective. */
 REDIST_C_API int redist_layout_create(int ndims, const redist_dim* dims, int grid_order, int grid_first, int storage_order,
@@ -157,6 +170,24 @@ REDIST_C_API int redist_plan_create(redist_layout from, redist_layout to, MPI_Co
 REDIST_C_API int redist_plan_create_typed(redist_layout from, redist_layout to, MPI_Comm comm, int element_type,
                                           redist_plan* plan);
 
+/* The plan of dst = alpha * op(src) + beta * dst from `from` to `to` on comm, for elements of
+ * element_type REDIST_FLOAT, REDIST_DOUBLE, REDIST_COMPLEX_FLOAT or REDIST_COMPLEX_DOUBLE; op is
+ * REDIST_OP_NONE, REDIST_OP_TRANSPOSE or REDIST_OP_CONJ_TRANSPOSE. Run by redist_plan_execute_scaled
+ * (or redist_plan_execute: alpha 1, beta 0). Layouts of dimensions (not INDIRECT, no
+ * REDIST_PARTIAL_SUM), of the same extents (swapped for a transpose, 2-D). Collective, as
+ * redist_plan_create. */
+REDIST_C_API int redist_plan_create_op(redist_layout from, redist_layout to, MPI_Comm comm, int element_type, int op,
+                                       redist_plan* plan);
+
+/* dst = alpha * op(src) + beta * dst with a plan of redist_plan_create_op, each element computed
+ * where it lands (dst read once and written once). alpha and beta point to one value of the plan's
+ * element type (float, double, float _Complex, double _Complex); they must be the same on every
+ * rank. beta NULL or zero: dst is not read (NaNs in it do not propagate); alpha zero: src is not
+ * read and nothing is sent, dst = beta * dst (ScaLAPACK's semantics). src and dst must not overlap.
+ * Collective over the plan's communicator. */
+REDIST_C_API int redist_plan_execute_scaled(redist_plan plan, const void* alpha, const void* src, const void* beta,
+                                            void* dst);
+
 /* dst = src: src holds this rank's elements of `from` (redist_layout_local_size of them), dst
  * receives its elements of `to`. Collective over the plan's communicator. The first run checks
  * that every rank made the same plan. */
@@ -165,7 +196,7 @@ REDIST_C_API int redist_plan_execute(redist_plan plan, const void* src, void* ds
 /* Frees a plan and sets *plan to NULL. NULL is allowed. Not collective. */
 REDIST_C_API int redist_plan_free(redist_plan* plan);
 
-/* redist_layout_local_size, _local_shape, _global_indices, redist_plan_create and _typed with the communicator's Fortran handle
+/* redist_layout_local_size, _local_shape, _global_indices, redist_plan_create, _typed and _op with the communicator's Fortran handle
  * (MPI_Comm_c2f; Fortran's integer communicators, mpi4py's comm.py2f()), for Fortran and Python
  * callers, whose handles are not C's. */
 REDIST_C_API int redist_layout_local_size_f(redist_layout layout, MPI_Fint comm, int64_t* elements);
@@ -175,6 +206,8 @@ REDIST_C_API int redist_plan_create_f(redist_layout from, redist_layout to, MPI_
                                       redist_plan* plan);
 REDIST_C_API int redist_plan_create_typed_f(redist_layout from, redist_layout to, MPI_Fint comm, int element_type,
                                             redist_plan* plan);
+REDIST_C_API int redist_plan_create_op_f(redist_layout from, redist_layout to, MPI_Fint comm, int element_type, int op,
+                                         redist_plan* plan);
 
 /* The message of this thread's last failed call ("" when none failed). */
 REDIST_C_API const char* redist_error_message(void);

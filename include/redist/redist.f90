@@ -32,6 +32,10 @@ module redist
                                REDIST_UINT32 = 5, REDIST_UINT64 = 6, REDIST_COMPLEX_FLOAT = 7, REDIST_COMPLEX_DOUBLE = 8
   ! Orders of a grid's processes and of a rank's storage.
   integer(c_int), parameter :: REDIST_ROW_MAJOR = 0, REDIST_COLUMN_MAJOR = 1
+  ! What a plan of redist_plan_create_op_f computes: dst = alpha * op(src) + beta * dst.
+  integer(c_int), parameter :: REDIST_OP_NONE = 0, REDIST_OP_TRANSPOSE = 1, REDIST_OP_CONJ_TRANSPOSE = 2
+  ! The most dimensions of a layout.
+  integer(c_int), parameter :: REDIST_MAX_DIMS = 8
 
   ! One dimension of a layout: kind, global extent, CYCLIC's block, GEN_BLOCK's sizes (c_loc of
   ! nprocs integer(c_int64_t), else c_null_ptr), the grid's extent along it, the grid coordinate of
@@ -115,6 +119,22 @@ module redist
       type(c_ptr), value :: from, to
       integer(c_int), value :: comm, element_type
       type(c_ptr), intent(out) :: plan
+    end function
+    ! The plan of dst = alpha * op(src) + beta * dst (REDIST_OP_...; element_type REDIST_FLOAT,
+    ! REDIST_DOUBLE, REDIST_COMPLEX_FLOAT or REDIST_COMPLEX_DOUBLE). Collective.
+    integer(c_int) function redist_plan_create_op_f(from, to, comm, element_type, op, plan) &
+        bind(C, name='redist_plan_create_op_f')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: from, to
+      integer(c_int), value :: comm, element_type, op
+      type(c_ptr), intent(out) :: plan
+    end function
+    ! dst = alpha * op(src) + beta * dst: alpha and beta c_loc of one value of the plan's type (beta
+    ! c_null_ptr: dst not read), the same on every rank. Collective.
+    integer(c_int) function redist_plan_execute_scaled(plan, alpha, src, beta, dst) &
+        bind(C, name='redist_plan_execute_scaled')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan, alpha, src, beta, dst
     end function
     ! dst = src (c_loc of this rank's arrays of the two layouts). Collective.
     integer(c_int) function redist_plan_execute(plan, src, dst) bind(C, name='redist_plan_execute')

@@ -1,8 +1,10 @@
-/// @file libredist-c: the C interface of redist/c.h over the typed engine. A layout is up to four
+/// @file libredist-c: the C interface of redist/c.h over the typed engine. A layout is up to eight
 /// AnyDist dimensions (redist/dist/any.hpp) on a dynamic grid, or this rank's list of indices of an
-/// Indirect layout (redist/dist/indirect.hpp); a plan is a Redistribution between two such layouts,
-/// run on the caller's buffers as elements of any size (moved as units of 1, 2, 4, 8 or 16 bytes:
-/// in_units), or of a numeric type (redist_plan_create_typed), in which partial sums are added.
+/// Indirect layout (redist/dist/indirect.hpp); a plan is a Redistribution between two such layouts
+/// (of at most four dimensions: more fold, fold_whole_dims), run on the caller's buffers as elements
+/// of any size (moved as units of 1, 2, 4, 8 or 16 bytes: in_units), or of a numeric type
+/// (redist_plan_create_typed), in which partial sums are added, or computing dst = alpha * op(src) +
+/// beta * dst (redist_plan_create_op: OpPlan).
 #define OMPI_SKIP_MPICXX 1  // MPI's C++ bindings are not used (and warn under -Wextra)
 #include <redist/c.h>
 
@@ -34,7 +36,8 @@ using redist::AnyDist;
 using redist::index_t;
 using redist::Order;
 
-constexpr int max_dims = 4;
+constexpr int max_dims = REDIST_MAX_DIMS;  // a layout's dimensions
+constexpr int plan_dims = 4;                // a plan's, after fold_whole_dims
 
 thread_local std::string last_error;
 
@@ -128,7 +131,11 @@ struct redist_layout_s {
       case 1: return f(bind<1>(nprocs));
       case 2: return f(bind<2>(nprocs));
       case 3: return f(bind<3>(nprocs));
-      default: return f(bind<4>(nprocs));
+      case 4: return f(bind<4>(nprocs));
+      case 5: return f(bind<5>(nprocs));
+      case 6: return f(bind<6>(nprocs));
+      case 7: return f(bind<7>(nprocs));
+      default: return f(bind<8>(nprocs));
     }
   }
 };
@@ -152,13 +159,29 @@ index_t times(index_t x, index_t m, const std::string& what) {
   return x * m;
 }
 
+/// l's dimension d (n elements, distribution D) as n m elements, each index i of it standing for
+/// the m indices i m .. i m + m - 1: the same ranks hold them. CYCLIC(k) |-> CYCLIC(k m); BLOCK,
+/// GEN_BLOCK(sizes) |-> GEN_BLOCK(m sizes) (each process's part m times as long); COLLAPSED,
+/// REPLICATED and PARTIAL_SUM keep their kind. Grid, offset and storage as they are.
+void scale_dim(redist_layout_s& l, int d, index_t m) {
+  const index_t n = l.extents[d];
+  const auto& dist = l.dists[d].get();
+  if (const auto* c = std::get_if<redist::Cyclic<>>(&dist)) {
+    // m = 0 (an empty array): any block will do.
+    l.dists[d] = redist::Cyclic<>{times(c->block_size(), std::max<index_t>(m, 1), "the block of dimension " + std::to_string(d))};
+  } else if (std::holds_alternative<redist::Block>(dist) || std::holds_alternative<redist::GenBlock>(dist)) {
+    const AnyDist::mapping one(l.dists[d], n, l.grid[d]);
+    std::vector<index_t> sizes(static_cast<std::size_t>(l.grid[d]));
+    for (int p = 0; p < l.grid[d]; ++p) sizes[static_cast<std::size_t>(p)] = one.local_size(p) * m;
+    l.dists[d] = redist::GenBlock(sizes);
+  }
+  l.extents[d] = times(n, m, "the extent of dimension " + std::to_string(d));
+}
+
 /// l for elements of m units each, as the caller's memory holds them (the m units of an element
-/// consecutive): the same elements on the same ranks, each index of the dimension fastest in
-/// storage (0 when column-major, the last when row-major) m units long. That dimension
-/// (n, D) |-> (n m, D in units): CYCLIC(k) |-> CYCLIC(k m); BLOCK, GEN_BLOCK(sizes) |->
-/// GEN_BLOCK(m sizes) (each process's part m times as long); COLLAPSED, REPLICATED and PARTIAL_SUM
-/// keep their kind. The leading dimension (the next dimension's stride) m times as large. An
-/// INDIRECT list g |-> g m, g m + 1, ..., g m + m - 1. Grid, offsets and ranks as they are.
+/// consecutive): the same elements on the same ranks, the dimension fastest in storage (0 when
+/// column-major, the last when row-major) scaled by m (scale_dim), the leading dimension (the
+/// next dimension's stride) m times as large. An INDIRECT list g |-> g m, g m + 1, ..., g m + m - 1.
 redist_layout_s in_units(const redist_layout_s& l, index_t m) {
   redist_layout_s u = l;
   if (l.indirect != 0) {
@@ -169,26 +192,81 @@ redist_layout_s in_units(const redist_layout_s& l, index_t m) {
       for (index_t j = 0; j < m; ++j) *out++ = g * m + j;
     return u;
   }
-  const int d = l.storage.order == Order::column_major ? 0 : l.ndims - 1;
-  const index_t n = l.extents[d];
-  u.extents[d] = times(n, m, "the extent of dimension " + std::to_string(d));
+  scale_dim(u, l.storage.order == Order::column_major ? 0 : l.ndims - 1, m);
   u.storage.ld = times(l.storage.ld, m, "the leading dimension");
-  const auto& dist = l.dists[d].get();
-  if (const auto* c = std::get_if<redist::Cyclic<>>(&dist)) {
-    u.dists[d] = redist::Cyclic<>{times(c->block_size(), m, "the block of dimension " + std::to_string(d))};
-  } else if (std::holds_alternative<redist::Block>(dist) || std::holds_alternative<redist::GenBlock>(dist)) {
-    const AnyDist::mapping one(l.dists[d], n, l.grid[d]);
-    std::vector<index_t> sizes(static_cast<std::size_t>(l.grid[d]));
-    for (int p = 0; p < l.grid[d]; ++p) sizes[static_cast<std::size_t>(p)] = one.local_size(p) * m;
-    u.dists[d] = redist::GenBlock(sizes);
-  }
   return u;
+}
+
+/// True when dimension d of l is whole on every process: a grid extent of 1 and BLOCK, CYCLIC,
+/// GEN_BLOCK or COLLAPSED (every index local, at local index = global index).
+bool whole(const redist_layout_s& l, int d) {
+  const auto& dist = l.dists[d].get();
+  return l.grid[d] == 1 && !std::holds_alternative<redist::Replicated>(dist) && !std::holds_alternative<redist::Partial<>>(dist);
+}
+
+/// The dimensions of a and b (layouts of dimensions, the same extents and storage order) folded so
+/// that a plan of fewer dimensions moves them: the same elements at the same places of the same
+/// ranks. In storage order (fastest first), a dimension whole on every process of both (`whole`)
+/// folds into the next slower one that is not (its index i and that one's g become i + n g, that one
+/// scaled by n: scale_dim); the whole dimensions slower than every other fold into one COLLAPSED
+/// dimension of their product. The fastest dimension folds only when `tight` (both leading
+/// dimensions 0, as every rank agreed), since the leading dimension is the stride of the second.
+/// Grid extents of 1 drop out of the grid, which numbers its processes as before.
+void fold_whole_dims(redist_layout_s& a, redist_layout_s& b, bool tight) {
+  const int n = a.ndims;
+  const bool column_major = a.storage.order == Order::column_major;
+  auto at = [&](int j) { return column_major ? j : n - 1 - j; };  // the dimension at position j of storage order
+  auto both_whole = [&](int d) { return whole(a, d) && whole(b, d); };
+  int last = n - 1;  // the position of the slowest dimension that is not whole (-1: none)
+  while (last >= 0 && both_whole(at(last))) --last;
+  const int slow = last + 1 > 0 || tight ? last + 1 : 1;  // the first position of the slow end
+  std::vector<int> kept;  // in storage order
+  index_t pending = 1;    // the product of the whole dimensions waiting to fold into the next kept one
+  for (int j = 0; j < std::min(slow, n); ++j) {
+    const int d = at(j);
+    if (j < last && both_whole(d) && (j > 0 || tight)) {
+      pending = times(pending, a.extents[d], "the product of the whole dimensions");
+      continue;
+    }
+    if (pending != 1) {
+      scale_dim(a, d, pending);
+      scale_dim(b, d, pending);
+      pending = 1;
+    }
+    kept.push_back(d);
+  }
+  if (slow < n) {  // the slow end: one COLLAPSED dimension
+    index_t product = 1;
+    for (int j = slow; j < n; ++j) product = times(product, a.extents[at(j)], "the product of the whole dimensions");
+    for (redist_layout_s* l : {&a, &b}) {
+      l->extents[at(slow)] = product;
+      l->dists[at(slow)] = redist::Collapsed{};
+    }
+    kept.push_back(at(slow));
+  }
+  if (static_cast<int>(kept.size()) == n) return;
+  if (!column_major) std::reverse(kept.begin(), kept.end());  // index order
+  for (redist_layout_s* l : {&a, &b}) {
+    const redist_layout_s f = *l;
+    l->ndims = static_cast<int>(kept.size());
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+      l->dists[k] = f.dists[kept[k]];
+      l->extents[k] = f.extents[kept[k]];
+      l->grid[k] = f.grid[kept[k]];
+      l->offsets[k] = f.offsets[kept[k]];
+    }
+  }
 }
 
 /// A plan of any dimension and element size.
 struct PlanBase {
   virtual ~PlanBase() = default;
   virtual void execute(const void* src, void* dst) = 0;
+  /// dst = alpha * op(src) + beta * dst (beta null: dst not read); plans of redist_plan_create_op.
+  virtual void scaled(const void* /*alpha*/, const void* /*src*/, const void* /*beta*/, void* /*dst*/) {
+    fail("plan must be made by redist_plan_create_op (REDIST_OP_NONE for dst = alpha * src + beta * dst): a plan of "
+         "redist_plan_create or redist_plan_create_typed runs by redist_plan_execute");
+  }
 };
 
 /// Elements of S bytes, moved as they are.
@@ -253,6 +331,87 @@ std::size_t size_of_type(int type) {
   std::size_t size = 0;
   with_type(type, [&](auto t) { size = sizeof(typename decltype(t)::type); });
   return size;
+}
+
+/// f(x) for each element x of this rank's part of `to` in dst (its local extents and strides: not the
+/// padding of a leading dimension).
+template <class M, class T, class F>
+void for_each_local(const M& to, int rank, T* dst, F&& f) {
+  if (!to.coords_of(rank).has_value()) return;
+  const auto e = to.local_extents(rank);
+  const auto st = to.strides(rank);
+  constexpr std::size_t N = M::rank();
+  for (std::size_t d = 0; d < N; ++d)
+    if (e[d] == 0) return;
+  std::array<index_t, N> i{};
+  for (;;) {
+    index_t off = 0;
+    for (std::size_t d = 0; d < N; ++d) off += i[d] * static_cast<index_t>(st[d]);
+    f(dst[off]);
+    std::size_t d = 0;
+    while (d < N && ++i[d] == e[d]) i[d++] = 0;
+    if (d == N) return;
+  }
+}
+
+/// dst = alpha * op(src) + beta * dst (redist_plan_create_op): the Redistribution of From (a layout,
+/// or Transposed<MappingN<2>> for op = transpose) -> To whose every element is stored by a scaled
+/// store inside the unpack and the local copy (dst read once when beta != 0, written once), as C++'s
+/// `b = alpha * op(a) + beta * b` (array/expression.hpp) does, with its policy (direct messages).
+/// alpha = 0 reads no element of src and sends nothing: dst = beta * dst (zeros when beta = 0), each
+/// of this rank's elements of `to` scaled where it is; ScaLAPACK's PxGEADD and PxTRAN.
+template <class From, class To, class T, bool Conj>
+struct OpPlan final : PlanBase {
+  OpPlan(boost::mpi::communicator c, From from, To to, index_t src_elements)
+      : comm{std::move(c)}, src_size{src_elements}, dst_size{to.local_size(comm.rank())}, to_{to},
+        r{std::move(from), std::move(to), comm.rank()} {}
+  void execute(const void* src, void* dst) override {
+    const T one{1};
+    scaled(&one, src, nullptr, dst);
+  }
+  void scaled(const void* alpha_p, const void* src, const void* beta_p, void* dst) override {
+    if (alpha_p == nullptr) fail("alpha must not be NULL");
+    const T alpha = *static_cast<const T*>(alpha_p);
+    const T beta = beta_p != nullptr ? *static_cast<const T*>(beta_p) : T{};
+    const std::span<const T> s(static_cast<const T*>(src), static_cast<std::size_t>(src_size));
+    const std::span<T> d(static_cast<T*>(dst), static_cast<std::size_t>(dst_size));
+    if (alpha == T{}) {
+      if (beta == T{}) for_each_local(to_, comm.rank(), d.data(), [](T& x) { x = T{}; });
+      else for_each_local(to_, comm.rank(), d.data(), [beta](T& x) { x = static_cast<T>(beta * x); });
+      return;
+    }
+    if (beta != T{}) r.run_update(comm, s, d, redist::runtime::axpby_op<T, Conj>{alpha, beta});
+    else r.run_update(comm, s, d, redist::runtime::scale_op<T, Conj>{alpha});
+  }
+  boost::mpi::communicator comm;
+  index_t src_size, dst_size;
+  To to_;
+  redist::Redistribution<From, To, redist::detail::update_policy<From, To>> r;
+};
+
+/// The OpPlan of from -> to (op REDIST_OP_NONE) or transpose(from) -> to (2-D) for elements of the
+/// floating element_type (REDIST_FLOAT, _DOUBLE, _COMPLEX_FLOAT, _COMPLEX_DOUBLE: ScaLAPACK's s, d,
+/// c, z), conjugated for REDIST_OP_CONJ_TRANSPOSE on complex ones.
+template <std::size_t N>
+std::unique_ptr<PlanBase> make_op(const boost::mpi::communicator& comm, MappingN<N> from, MappingN<N> to, int type, int op) {
+  auto make = [&]<class T>(std::type_identity<T>) -> std::unique_ptr<PlanBase> {
+    const index_t src_elements = from.local_size(comm.rank());
+    if constexpr (N == 2) {
+      if (op != REDIST_OP_NONE) {
+        using F = redist::Transposed<MappingN<2>>;
+        if (op == REDIST_OP_CONJ_TRANSPOSE && redist::runtime::detail::is_complex<T>::value)
+          return std::make_unique<OpPlan<F, MappingN<2>, T, true>>(comm, F{std::move(from)}, std::move(to), src_elements);
+        return std::make_unique<OpPlan<F, MappingN<2>, T, false>>(comm, F{std::move(from)}, std::move(to), src_elements);
+      }
+    }
+    return std::make_unique<OpPlan<MappingN<N>, MappingN<N>, T, false>>(comm, std::move(from), std::move(to), src_elements);
+  };
+  switch (type) {
+    case REDIST_FLOAT: return make(std::type_identity<float>{});
+    case REDIST_DOUBLE: return make(std::type_identity<double>{});
+    case REDIST_COMPLEX_FLOAT: return make(std::type_identity<std::complex<float>>{});
+    default: return make(std::type_identity<std::complex<double>>{});
+  }
 }
 
 /// A plan with an INDIRECT layout on one side or both: a Redistribution between the rank-1 layouts
@@ -406,7 +565,8 @@ int redist_layout_create(int ndims, const redist_dim* dims, int grid_order, int 
   return guarded(call, [&] {
     if (layout == nullptr) fail("layout must not be NULL");
     *layout = nullptr;
-    if (ndims < 1 || ndims > max_dims) fail("ndims must be in [1, 4] (got " + std::to_string(ndims) + ")");
+    if (ndims < 1 || ndims > max_dims)
+      fail("ndims must be in [1, " + std::to_string(max_dims) + "] (got " + std::to_string(ndims) + ")");
     if (dims == nullptr) fail("dims must not be NULL");
     if (!valid_order(grid_order)) fail("grid_order must be REDIST_ROW_MAJOR or REDIST_COLUMN_MAJOR (got " + std::to_string(grid_order) + ")");
     if (!valid_order(storage_order))
@@ -611,10 +771,10 @@ int redist_layout_free(redist_layout* layout) {
 }  // extern "C"
 
 namespace {
-/// redist_plan_create (typed false: elements of element_size bytes) and redist_plan_create_typed
-/// (typed: of element_type).
+/// redist_plan_create (typed false: elements of element_size bytes), redist_plan_create_typed
+/// (typed: of element_type) and redist_plan_create_op (typed, op >= 0: REDIST_OP_...).
 int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm comm, std::size_t element_size,
-                bool typed, int element_type, redist_plan* plan) {
+                bool typed, int element_type, redist_plan* plan, int op = -1) {
   return guarded(call, [&] {
     if (plan == nullptr) fail("plan must not be NULL");
     *plan = nullptr;
@@ -624,7 +784,9 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
     std::optional<std::string> error;
     const bool indirect = from != nullptr && to != nullptr && (from->indirect != 0 || to->indirect != 0);
     std::optional<Side> from_side, to_side;  // a pair with an INDIRECT layout, bound
-    std::optional<redist_layout_s> from_units, to_units;  // from and to in units (in_units), when the plan needs them
+    std::optional<redist_layout_s> from_folded, to_folded;  // from and to folded (fold_whole_dims), more than 4 dimensions
+    std::optional<redist_layout_s> from_units, to_units;    // from and to in units (in_units), when the plan needs them
+    bool tight = false;  // more than 4 dimensions: both leading dimensions 0 on this rank (agreed)
     std::size_t unit = element_size;                      // the size of what the plan moves
     try {
       if (from == nullptr || to == nullptr) fail("from and to must not be NULL");
@@ -635,10 +797,38 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
         fail("element_type must be REDIST_FLOAT, REDIST_DOUBLE, REDIST_INT32, REDIST_INT64, REDIST_UINT32, REDIST_UINT64, "
              "REDIST_COMPLEX_FLOAT or REDIST_COMPLEX_DOUBLE (got " + std::to_string(element_type) + ")");
       if (element_size == 0) fail("element_size must be >= 1 (got 0)");
-      for (int d = 0; d < from->ndims; ++d)
-        if (from->extents[d] != to->extents[d])
-          fail("from and to must have the same extents (dimension " + std::to_string(d) + ": " +
-               std::to_string(from->extents[d]) + " vs " + std::to_string(to->extents[d]) + ")");
+      const bool transposed = op == REDIST_OP_TRANSPOSE || op == REDIST_OP_CONJ_TRANSPOSE;
+      if (op >= 0) {
+        if (op != REDIST_OP_NONE && !transposed)
+          fail("op must be REDIST_OP_NONE, REDIST_OP_TRANSPOSE or REDIST_OP_CONJ_TRANSPOSE (got " + std::to_string(op) + ")");
+        if (element_type != REDIST_FLOAT && element_type != REDIST_DOUBLE && element_type != REDIST_COMPLEX_FLOAT &&
+            element_type != REDIST_COMPLEX_DOUBLE)
+          fail("element_type must be REDIST_FLOAT, REDIST_DOUBLE, REDIST_COMPLEX_FLOAT or REDIST_COMPLEX_DOUBLE for a scaled "
+               "or transposed plan (ScaLAPACK's s, d, c and z; got " + std::to_string(element_type) + ")");
+        for (const auto& [l, name] : {std::pair{from, "from"}, std::pair{to, "to"}}) {
+          if (l->indirect != 0)
+            fail(std::string(name) + " must be a layout of dimensions for redist_plan_create_op (an INDIRECT layout moves by "
+                 "redist_plan_create or redist_plan_create_typed)");
+          for (int d = 0; d < l->ndims; ++d)
+            if (std::holds_alternative<redist::Partial<>>(l->dists[d].get()))
+              fail(std::string(name) + "'s dimension " + std::to_string(d) + " is REDIST_PARTIAL_SUM, which a scaled or "
+                   "transposed plan does not take (redist_plan_create_typed adds partial sums)");
+        }
+        if (transposed && (from->ndims != 2 || to->ndims != 2))
+          fail("from and to must be 2-D for a transpose (got " + std::to_string(from->ndims) + " and " +
+               std::to_string(to->ndims) + " dimensions)");
+      }
+      if (transposed) {
+        if (from->extents[0] != to->extents[1] || from->extents[1] != to->extents[0])
+          fail("to's extents must be from's swapped for a transpose (" + std::to_string(from->extents[0]) + " x " +
+               std::to_string(from->extents[1]) + " -> " + std::to_string(to->extents[0]) + " x " +
+               std::to_string(to->extents[1]) + ")");
+      } else {
+        for (int d = 0; d < from->ndims; ++d)
+          if (from->extents[d] != to->extents[d])
+            fail("from and to must have the same extents (dimension " + std::to_string(d) + ": " +
+                 std::to_string(from->extents[d]) + " vs " + std::to_string(to->extents[d]) + ")");
+      }
       if (!typed && from->indirect == REDIST_INDIRECT_SUM)
         fail("from is REDIST_INDIRECT_SUM: adding partial sums needs their element type, make the plan with "
              "redist_plan_create_typed");
@@ -647,6 +837,28 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
           if (std::holds_alternative<redist::Partial<>>(from->dists[d].get()))
             fail("from's dimension " + std::to_string(d) + " is REDIST_PARTIAL_SUM: adding partial sums needs their "
                  "element type, make the plan with redist_plan_create_typed");
+      // More dimensions than a plan takes: the dimensions whole on every process folded into others.
+      if (from->indirect == 0 && from->ndims > plan_dims) {
+        tight = from->storage.ld == 0 && to->storage.ld == 0;
+        if (from->storage.order != to->storage.order)
+          fail("from and to must have the same storage_order when they have more than " + std::to_string(plan_dims) +
+               " dimensions (" + std::to_string(from->ndims) + ")");
+        from_folded = *from;
+        to_folded = *to;
+        fold_whole_dims(*from_folded, *to_folded, tight);
+        if (from_folded->ndims > plan_dims) {
+          std::string split;
+          for (int d = 0; d < from->ndims; ++d)
+            if (!whole(*from, d) || !whole(*to, d)) split += (split.empty() ? "" : ", ") + std::to_string(d);
+          fail("from and to have " + std::to_string(from->ndims) + " dimensions, which a plan takes when at most " +
+               std::to_string(plan_dims) + " remain after folding those whole on every process of both (nprocs 1; BLOCK, "
+               "CYCLIC, GEN_BLOCK or COLLAPSED) into their neighbours: " + std::to_string(from_folded->ndims) +
+               " remain (not whole: dimensions " + split + (tight ? "" : "; the fastest in storage folds only "
+               "when both leading_dimension are 0") + ")");
+        }
+        from = &*from_folded;
+        to = &*to_folded;
+      }
       // Elements of another size than 1, 2, 4, 8 or 16 bytes: the layouts in units of their
       // largest power-of-two divisor up to 16 (in_units), the plan of those.
       if (!typed && unit_of(element_size) != element_size) {
@@ -674,13 +886,16 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
     // agreement: every rank must take that path, on the same extent.
     const redist::detail::Parameter params[] = {
         {"element_size", element_size, true},
+        {"whether from's and to's leading_dimension are both 0 (in a plan of more than 4 dimensions)", tight, true},
         {"element_type", static_cast<std::uint64_t>(element_type), true},
+        {"op", static_cast<std::uint64_t>(op), true},
         {"the number of dimensions", from != nullptr ? std::uint64_t(from->ndims) : 0, true},
         {"kind of from (REDIST_INDIRECT 6, REDIST_INDIRECT_SUM 7, 0: a layout of dimensions)",
          from != nullptr ? static_cast<std::uint64_t>(from->indirect) : 0, true},
         {"kind of to (REDIST_INDIRECT 6, REDIST_INDIRECT_SUM 7, 0: a layout of dimensions)",
          to != nullptr ? static_cast<std::uint64_t>(to->indirect) : 0, true},
-        {"extent of a plan with an INDIRECT layout", indirect ? static_cast<std::uint64_t>(from->extents[0]) : 0, true}};
+        {"extent of a plan with an INDIRECT layout", indirect ? static_cast<std::uint64_t>(from->extents[0]) : 0, true},
+};
     redist::detail::agree(world, call, params, error);
     // redist's own communicator: its messages never meet the caller's.
     const boost::mpi::communicator c(comm, boost::mpi::comm_duplicate);
@@ -697,6 +912,7 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
     }
     const int n = c.size();
     auto make = [&]<std::size_t N>(std::integral_constant<std::size_t, N>) {
+      if (op >= 0) return make_op<N>(c, from->bind<N>(n), to->bind<N>(n), element_type, op);
       if (typed) return make_numeric<N>(c, from->bind<N>(n), to->bind<N>(n), element_type);
       return make_typed<N>(c, from->bind<N>(n), to->bind<N>(n), unit);
     };
@@ -720,6 +936,19 @@ int redist_plan_create(redist_layout from, redist_layout to, MPI_Comm comm, size
 int redist_plan_create_typed(redist_layout from, redist_layout to, MPI_Comm comm, int element_type, redist_plan* plan) {
   const std::size_t size = size_of_type(element_type);
   return create_plan("redist_plan_create_typed", from, to, comm, size == 0 ? 8 : size, true, element_type, plan);
+}
+
+int redist_plan_create_op(redist_layout from, redist_layout to, MPI_Comm comm, int element_type, int op, redist_plan* plan) {
+  const std::size_t size = size_of_type(element_type);
+  return create_plan("redist_plan_create_op", from, to, comm, size == 0 ? 8 : size, true, element_type, plan,
+                     op < 0 ? std::numeric_limits<int>::max() : op);
+}
+
+int redist_plan_execute_scaled(redist_plan plan, const void* alpha, const void* src, const void* beta, void* dst) {
+  return guarded("redist_plan_execute_scaled", [&] {
+    if (plan == nullptr || !plan->plan) fail("plan must be a plan made by redist_plan_create_op");
+    plan->plan->scaled(alpha, src, beta, dst);
+  });
 }
 
 int redist_plan_execute(redist_plan plan, const void* src, void* dst) {
@@ -755,6 +984,10 @@ int redist_plan_create_f(redist_layout from, redist_layout to, MPI_Fint comm, si
 
 int redist_plan_create_typed_f(redist_layout from, redist_layout to, MPI_Fint comm, int element_type, redist_plan* plan) {
   return redist_plan_create_typed(from, to, MPI_Comm_f2c(comm), element_type, plan);
+}
+
+int redist_plan_create_op_f(redist_layout from, redist_layout to, MPI_Fint comm, int element_type, int op, redist_plan* plan) {
+  return redist_plan_create_op(from, to, MPI_Comm_f2c(comm), element_type, op, plan);
 }
 
 const char* redist_error_message(void) { return last_error.c_str(); }

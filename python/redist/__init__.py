@@ -17,6 +17,10 @@ the rank that owns it in the target layout::
     y = np.empty(b.local_size(comm))                       # this rank's part of b
     plan(x, y)
 
+A plan made with scaled=True computes y = alpha * op(x) + beta * y where the elements land
+(ScaLAPACK's PxGEADD, PxTRAN): ``redist.Plan(a, b, comm, np.float64, scaled=True)(x, y, alpha=2.0,
+beta=0.5)``, and with op="transpose" or "conj_transpose" (2-D layouts, b's extents a's swapped).
+
 Elements are of any fixed-size NumPy dtype, structured ones too (np.dtype([('x', 'f8'), ('id',
 'i4')])), moved as their bytes; partial sums are added in a numeric dtype. A layout tells each
 rank its part: local_size(comm), local_shape(comm) and global_indices(comm).
@@ -39,11 +43,15 @@ import numpy as np
 
 __all__ = ["Error", "ArgumentError", "MismatchError", "OutOfMemoryError", "MPIError", "Layout", "Plan", "version",
            "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum", "indirect", "ROW_MAJOR",
-           "COLUMN_MAJOR"]
+           "COLUMN_MAJOR", "TRANSPOSE", "CONJ_TRANSPOSE"]
 
 BLOCK, CYCLIC, GEN_BLOCK, COLLAPSED, REPLICATED, PARTIAL_SUM = 0, 1, 2, 3, 4, 5
 INDIRECT, INDIRECT_SUM = 6, 7
 ROW_MAJOR, COLUMN_MAJOR = 0, 1
+# Plan's op: what a scaled plan computes of its source (dst = alpha * op(src) + beta * dst).
+_OP_NONE, TRANSPOSE, CONJ_TRANSPOSE = 0, 1, 2
+_OPS = {None: _OP_NONE, "none": _OP_NONE, TRANSPOSE: TRANSPOSE, "transpose": TRANSPOSE, CONJ_TRANSPOSE: CONJ_TRANSPOSE,
+        "conj_transpose": CONJ_TRANSPOSE}
 
 
 class Error(RuntimeError):
@@ -132,7 +140,9 @@ def _lib():
         lib.redist_layout_free.argtypes = [ctypes.POINTER(vp)]
         lib.redist_plan_create_f.argtypes = [vp, vp, ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(vp)]
         lib.redist_plan_create_typed_f.argtypes = [vp, vp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(vp)]
+        lib.redist_plan_create_op_f.argtypes = [vp, vp, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(vp)]
         lib.redist_plan_execute.argtypes = [vp, vp, vp]
+        lib.redist_plan_execute_scaled.argtypes = [vp, vp, vp, vp, vp]
         lib.redist_plan_free.argtypes = [ctypes.POINTER(vp)]
         lib.redist_error_message.restype = ctypes.c_char_p
         lib.redist_version.restype = ctypes.c_char_p
@@ -206,7 +216,8 @@ _TYPES = {np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.int32): 
 
 
 class Layout:
-    """A layout of 1 to 4 dimensions on a process grid (the dimensions' nprocs), numbered
+    """A layout of 1 to 8 dimensions (a plan takes more than 4 when the others are whole on every
+    process: see the C interface's doc, "More than 4 dimensions") on a process grid (the dimensions' nprocs), numbered
     grid_order on ranks grid_first, ... of the communicator, or on any ranks: process k of the grid
     on ranks[k]; each rank stores its part in storage_order (COLUMN_MAJOR: NumPy's order='F') with
     the given leading dimension (0: tight)."""
@@ -215,7 +226,7 @@ class Layout:
                  ranks=None):
         self._ptr = ctypes.c_void_p()
         if not dims:
-            raise ArgumentError("redist.Layout: give 1 to 4 dimensions")
+            raise ArgumentError("redist.Layout: give 1 to 8 dimensions")
         self.ndims = len(dims)
         self.storage_order = storage_order
         self.partial = any(dim[0] == PARTIAL_SUM for dim in dims)
@@ -352,34 +363,52 @@ def _dtype_problem(dtype, partial):
     return ""
 
 
+_SCALED_TYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
+
+
 class Plan:
     """The redistribution source -> target on comm for elements of dtype: a number (float32/64,
     int32/64, uint32/64, complex64/128; partial sums are added in it), or any other fixed-size dtype
     (structured ones, strings 'S3', ...: no Python objects), moved as its bytes. Collective: every
-    rank makes it. plan(src, dst) runs it (collective)."""
+    rank makes it. plan(src, dst) runs it (collective).
 
-    def __init__(self, source, target, comm, dtype):
+    scaled=True, or op "transpose" / "conj_transpose" (redist.TRANSPOSE, redist.CONJ_TRANSPOSE):
+    plan(src, dst, alpha=1, beta=None) computes dst = alpha * op(src) + beta * dst where each
+    element lands, for float32/64 and complex64/128 (ScaLAPACK's s, d, c, z). beta None or 0: dst
+    is not read; alpha 0: src is not read. alpha and beta must be the same on every rank. A
+    transpose takes 2-D layouts whose extents are swapped."""
+
+    def __init__(self, source, target, comm, dtype, scaled=False, op=None):
         self._ptr = ctypes.c_void_p()
         self.dtype = np.dtype(dtype)
         self.comm = comm
         self.sizes = (source.local_size(comm), target.local_size(comm))
         self.shapes = (source._local_shape(comm) + (source.storage_order,),
                        target._local_shape(comm) + (target.storage_order,))
+        if op not in _OPS:
+            raise ArgumentError(f"redist.Plan: op must be None, 'transpose' or 'conj_transpose'; got {op!r}")
+        self.scaled = bool(scaled) or op is not None
         # Agreed: a dtype that cannot be moved on any rank is an error on every rank.
         problem = _dtype_problem(self.dtype, getattr(source, "partial", False))
+        if not problem and self.scaled and self.dtype not in _SCALED_TYPES:
+            problem = (f"redist.Plan: a scaled or transposed plan needs dtype float32, float64, complex64 or complex128 "
+                       f"(native byte order); got {self.dtype}")
         from mpi4py import MPI
         if comm.allreduce(1 if problem else 0, op=MPI.MAX):
             raise ArgumentError(next(m for m in comm.allgather(problem) if m))
-        if self.dtype in _TYPES:
+        if self.scaled:
+            _check(_lib().redist_plan_create_op_f(source._ptr, target._ptr, comm.py2f(), _TYPES[self.dtype], _OPS[op],
+                                                  ctypes.byref(self._ptr)))
+        elif self.dtype in _TYPES:
             _check(_lib().redist_plan_create_typed_f(source._ptr, target._ptr, comm.py2f(), _TYPES[self.dtype],
                                                      ctypes.byref(self._ptr)))
         else:
             _check(_lib().redist_plan_create_f(source._ptr, target._ptr, comm.py2f(), self.dtype.itemsize,
                                                ctypes.byref(self._ptr)))
 
-    def __call__(self, src, dst):
-        """dst = src: src holds this rank's part of the source layout, dst receives its part of the
-        target layout. Each is either a 1-D array of the plan's dtype, contiguous, of at least
+    def __call__(self, src, dst, alpha=None, beta=None):
+        """dst = src (a scaled plan: dst = alpha * op(src) + beta * dst, alpha 1 when None): src holds
+        this rank's part of the source layout, dst receives its part of the target layout. Each is either a 1-D array of the plan's dtype, contiguous, of at least
         local_size elements (the part as the layout stores it), or an array of the layout's number
         of dimensions whose shape covers local_shape and whose strides are the layout's (its storage
         order and leading dimension: order='F' for COLUMN_MAJOR, 'C' for ROW_MAJOR); anything else
@@ -394,9 +423,17 @@ class Plan:
             problem = "redist.Plan: dst must be writeable"
         # Agreed: a bad buffer on any rank is an error on every rank, before any data moves.
         from mpi4py import MPI
+        if not problem and not self.scaled and (alpha is not None or beta is not None):
+            problem = "redist.Plan: alpha and beta need a plan made with scaled=True (or an op)"
         if self.comm.allreduce(1 if problem else 0, op=MPI.MAX):
             raise ArgumentError(next(m for m in self.comm.allgather(problem) if m))
-        _check(_lib().redist_plan_execute(self._ptr, src.ctypes.data, dst.ctypes.data))
+        if not self.scaled:
+            _check(_lib().redist_plan_execute(self._ptr, src.ctypes.data, dst.ctypes.data))
+            return
+        a = np.array(1 if alpha is None else alpha, dtype=self.dtype)
+        b = None if beta is None else np.array(beta, dtype=self.dtype)
+        _check(_lib().redist_plan_execute_scaled(self._ptr, a.ctypes.data, src.ctypes.data,
+                                                 None if b is None else b.ctypes.data, dst.ctypes.data))
 
     def __del__(self):
         if getattr(self, "_ptr", None) and _handle is not None:

@@ -2,11 +2,13 @@
  * case, a 2-D case from (BLOCK, COLLAPSED) rows with a padded leading dimension to a ScaLAPACK
  * descriptor's layout, a grid placed by a rank map, CYCLIC(4) -> REPLICATED and back into BLOCK, partial sums
  * (REDIST_PARTIAL_SUM, plans of a given element type: doubles, int64 and complex) into BLOCK, REPLICATED and
- * back into partial sums, elements of 12 and 3 bytes (1-D and 2-D), and errors: each is checked element by
+ * back into partial sums, elements of 12 and 3 bytes (1-D and 2-D), scaled and transposed updates (doubles,
+ * complex), layouts of 5 and 6 dimensions, and errors: each is checked element by
  * element against local -> global index formulas written here, independent of redist. Exits non-zero on any failure. */
 #include <redist/c.h>
 
 #include <complex.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -717,6 +719,294 @@ static void indirect(void) {
   free(iu);
 }
 
+/* Local extent of n elements in BLOCK over P on process p, and CYCLIC(k) from process 0. */
+static int64_t block_local(int64_t n, int P, int p) {
+  const int64_t b = (n + P - 1) / P, lo = p * b;
+  return lo >= n ? 0 : (n - lo < b ? n - lo : b);
+}
+static int64_t cyclic_local(int64_t n, int64_t k, int P, int p) {
+  int64_t c = 0;
+  for (int64_t g = 0; g < n; ++g) c += (g / k) % P == p;
+  return c;
+}
+
+/* dst = alpha * op(src) + beta * dst (redist_plan_create_op, redist_plan_execute_scaled): an m x n
+ * matrix a(i, j) = 100 i + j in (CYCLIC(3), CYCLIC(2)) on a pr x pc grid, column-major with a padded
+ * leading dimension, into (CYCLIC(2), BLOCK) on pc x pr (n x m for transposes); b's values before
+ * b0(i, j) = -3 i + 0.5 j; against the formulas, the padding untouched. Doubles and complex doubles
+ * (conj_transpose with a complex alpha); alpha = 0 and beta = NULL; and the errors. */
+static double b0_of(int64_t i, int64_t j) { return -3.0 * (double)i + 0.5 * (double)j; }
+static void scaled_ops(void) {
+  const int64_t m = 23, n = 17;
+  const int pr = nprocs % 2 == 0 ? 2 : 1, pc = nprocs / pr;
+  const int arow = rank / pc, acol = rank % pc; /* row-major grid pr x pc */
+  const int64_t alr = cyclic_local(m, 3, pr, arow), alc = cyclic_local(n, 2, pc, acol), ald = alr + 1;
+  redist_dim ad[2] = {{REDIST_CYCLIC, m, 3, NULL, pr, 0}, {REDIST_CYCLIC, n, 2, NULL, pc, 0}};
+  redist_layout la = NULL, same = NULL, tr = NULL;
+  OK(redist_layout_create(2, ad, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, ald, &la));
+  /* b as a: an m x n (CYCLIC(2), BLOCK) on pc x pr; bt: n x m the same way. Tight column-major. */
+  const int brow = rank / pr, bcol = rank % pr; /* row-major grid pc x pr */
+  redist_dim sd[2] = {{REDIST_CYCLIC, m, 2, NULL, pc, 0}, {REDIST_BLOCK, n, 0, NULL, pr, 0}};
+  redist_dim td[2] = {{REDIST_CYCLIC, n, 2, NULL, pc, 0}, {REDIST_BLOCK, m, 0, NULL, pr, 0}};
+  OK(redist_layout_create(2, sd, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &same));
+  OK(redist_layout_create(2, td, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &tr));
+  const int64_t na = ald * alc;
+  double* a = malloc(sizeof(double) * (size_t)(na + 1));
+  double _Complex* za = malloc(sizeof(double _Complex) * (size_t)(na + 1));
+  for (int64_t k = 0; k <= na; ++k) a[k] = za[k] = -999; /* the padding */
+  for (int64_t lj = 0; lj < alc; ++lj)
+    for (int64_t li = 0; li < alr; ++li) {
+      const int64_t i = cyclic_global(li, 3, arow, 0, pr), j = cyclic_global(lj, 2, acol, 0, pc);
+      a[li + lj * ald] = (double)(100 * i + j);
+      za[li + lj * ald] = (double)(100 * i + j) + (double)(i - j) * I;
+    }
+  for (int t = 0; t < 2; ++t) { /* t = 0: b = op(a) as a; t = 1: transposed */
+    const int64_t rows = t == 0 ? m : n, cols = t == 0 ? n : m;
+    const int64_t blr = cyclic_local(rows, 2, pc, brow), blc = block_local(cols, pr, bcol), nb = blr * blc;
+    const int64_t col0 = bcol * ((cols + pr - 1) / pr);
+    double* b = malloc(sizeof(double) * (size_t)(nb + 1));
+    double _Complex* zb = malloc(sizeof(double _Complex) * (size_t)(nb + 1));
+    redist_plan plan = NULL, zplan = NULL;
+    OK(redist_plan_create_op(la, t == 0 ? same : tr, MPI_COMM_WORLD, REDIST_DOUBLE, t == 0 ? REDIST_OP_NONE : REDIST_OP_TRANSPOSE,
+                             &plan));
+    OK(redist_plan_create_op(la, t == 0 ? same : tr, MPI_COMM_WORLD, REDIST_COMPLEX_DOUBLE,
+                             t == 0 ? REDIST_OP_NONE : REDIST_OP_CONJ_TRANSPOSE, &zplan));
+    /* (alpha, beta): (2, 0.5); (3, NULL) over NaNs; (0, 2) with NaNs in a; the plain execute (1, 0). */
+    for (int c = 0; c < 4; ++c) {
+      const double alpha = c == 0 ? 2.0 : c == 1 ? 3.0 : c == 2 ? 0.0 : 1.0, beta = c == 0 ? 0.5 : c == 2 ? 2.0 : 0.0;
+      for (int64_t lj = 0; lj < blc; ++lj)
+        for (int64_t li = 0; li < blr; ++li)
+          b[li + lj * blr] = c == 1 || c == 3 ? NAN : b0_of(cyclic_global(li, 2, brow, 0, pc), col0 + lj);
+      b[nb] = -5;
+      double* src = a;
+      double* nans = NULL;
+      if (c == 2) { /* alpha = 0: a is not read */
+        nans = malloc(sizeof(double) * (size_t)(na + 1));
+        for (int64_t k = 0; k <= na; ++k) nans[k] = NAN;
+        src = nans;
+      }
+      if (c == 3) OK(redist_plan_execute(plan, src, b));
+      else OK(redist_plan_execute_scaled(plan, &alpha, src, c == 1 ? NULL : &beta, b));
+      for (int64_t lj = 0; lj < blc; ++lj)
+        for (int64_t li = 0; li < blr; ++li) {
+          const int64_t r = cyclic_global(li, 2, brow, 0, pc), q = col0 + lj; /* b's (r, q) */
+          const int64_t i = t == 0 ? r : q, j = t == 0 ? q : r;                 /* a's element */
+          const double want = alpha * (double)(100 * i + j) + beta * b0_of(r, q);
+          CHECK(b[li + lj * blr] == want, "op %d case %d: b(%lld, %lld) = %g, not %g", t, c, (long long)r, (long long)q,
+                b[li + lj * blr], want);
+        }
+      CHECK(b[nb] == -5, "op %d case %d wrote past b", t, c);
+      free(nans);
+    }
+    /* Complex: alpha = 1 + 2i, beta = -1: b = alpha * conj(a)^T - b0 (a as it is for t = 0). */
+    const double _Complex alpha = 1.0 + 2.0 * I, beta = -1.0;
+    for (int64_t lj = 0; lj < blc; ++lj)
+      for (int64_t li = 0; li < blr; ++li) zb[li + lj * blr] = b0_of(cyclic_global(li, 2, brow, 0, pc), col0 + lj);
+    OK(redist_plan_execute_scaled(zplan, &alpha, za, &beta, zb));
+    for (int64_t lj = 0; lj < blc; ++lj)
+      for (int64_t li = 0; li < blr; ++li) {
+        const int64_t r = cyclic_global(li, 2, brow, 0, pc), q = col0 + lj;
+        const int64_t i = t == 0 ? r : q, j = t == 0 ? q : r;
+        double _Complex x = (double)(100 * i + j) + (double)(i - j) * I;
+        if (t == 1) x = conj(x);
+        const double _Complex want = alpha * x + beta * b0_of(r, q);
+        CHECK(zb[li + lj * blr] == want, "complex op %d: b(%lld, %lld) = %g%+gi, not %g%+gi", t, (long long)r, (long long)q,
+              creal(zb[li + lj * blr]), cimag(zb[li + lj * blr]), creal(want), cimag(want));
+      }
+    for (int64_t k = alr; k < na; k += ald) CHECK(a[k] == -999 && za[k] == -999, "a's padding written at %lld", (long long)k);
+    OK(redist_plan_free(&plan));
+    OK(redist_plan_free(&zplan));
+    free(b);
+    free(zb);
+  }
+  /* Errors, on every rank alike. */
+  redist_plan plan = NULL;
+  const double one = 1.0;
+  OK(redist_plan_create(la, same, MPI_COMM_WORLD, sizeof(double), &plan));
+  CHECK(redist_plan_execute_scaled(plan, &one, a, NULL, a) == REDIST_ERROR, "scaled with a plan of redist_plan_create");
+  CHECK(strstr(redist_error_message(), "plan must be made by redist_plan_create_op") != NULL, "message: %s", redist_error_message());
+  OK(redist_plan_free(&plan));
+  CHECK(redist_plan_create_op(la, same, MPI_COMM_WORLD, REDIST_INT64, REDIST_OP_NONE, &plan) == REDIST_ERROR, "int64 op");
+  CHECK(strstr(redist_error_message(), "element_type must be REDIST_FLOAT, REDIST_DOUBLE, REDIST_COMPLEX_FLOAT or "
+                                       "REDIST_COMPLEX_DOUBLE") != NULL, "message: %s", redist_error_message());
+  CHECK(redist_plan_create_op(la, same, MPI_COMM_WORLD, REDIST_DOUBLE, REDIST_OP_TRANSPOSE, &plan) == REDIST_ERROR,
+        "transpose of unswapped extents");
+  CHECK(strstr(redist_error_message(), "to's extents must be from's swapped for a transpose (23 x 17 -> 23 x 17)") != NULL,
+        "message: %s", redist_error_message());
+  CHECK(redist_plan_create_op(la, tr, MPI_COMM_WORLD, REDIST_DOUBLE, 7, &plan) == REDIST_ERROR, "op 7");
+  CHECK(strstr(redist_error_message(), "op must be REDIST_OP_NONE, REDIST_OP_TRANSPOSE or REDIST_OP_CONJ_TRANSPOSE (got 7)") != NULL,
+        "message: %s", redist_error_message());
+  OK(redist_plan_create_op_f(la, tr, MPI_Comm_c2f(MPI_COMM_WORLD), REDIST_FLOAT, REDIST_OP_TRANSPOSE, &plan));
+  CHECK(redist_plan_execute_scaled(plan, NULL, a, NULL, a) == REDIST_ERROR, "alpha NULL");
+  CHECK(strstr(redist_error_message(), "alpha must not be NULL") != NULL, "message: %s", redist_error_message());
+  OK(redist_plan_free(&plan));
+  OK(redist_layout_free(&la));
+  OK(redist_layout_free(&same));
+  OK(redist_layout_free(&tr));
+  free(a);
+  free(za);
+}
+
+/* More than 4 dimensions: a 6-D array e = (2, 3, 7, 2, 5, 3), column-major, value
+ * sum of g_d * w_d, from (dimension 2 BLOCK over nprocs, the rest whole) with a padded leading
+ * dimension into (dimension 4 CYCLIC(1) over nprocs, dimension 1 REPLICATED over 1 process, not padded);
+ * a row-major 5-D pair; the local shapes and global indices of the 6-D layouts; and a pair
+ * with 5 dimensions split over processes, refused. */
+static const int64_t six[6] = {2, 3, 7, 2, 5, 3};
+static int64_t six_value(const int64_t g[6]) { return g[0] + 10 * g[1] + 100 * g[2] + 1000 * g[3] + 10000 * g[4] + 100000 * g[5]; }
+static void many_dims(void) {
+  const int P = nprocs;
+  redist_dim fd[6], td[6];
+  for (int d = 0; d < 6; ++d) {
+    fd[d] = (redist_dim){REDIST_COLLAPSED, six[d], 0, NULL, 1, 0};
+    td[d] = fd[d];
+  }
+  fd[2] = (redist_dim){REDIST_BLOCK, six[2], 0, NULL, P, 0};
+  td[4] = (redist_dim){REDIST_CYCLIC, six[4], 1, NULL, P, 0};
+  for (int padded = 0; padded < 2; ++padded) {
+    /* Padded: dimension 0 does not fold (the leading dimension is dimension 1's stride), and then at
+     * most 2 others may be split with the whole slow end (dimension 5) kept. */
+    const int64_t ld = padded ? six[0] + 3 : 0; /* the stride of dimension 1 */
+    td[1] = (redist_dim){padded ? REDIST_COLLAPSED : REDIST_REPLICATED, six[1], 0, NULL, 1, 0};
+    redist_layout from = NULL, to = NULL;
+    OK(redist_layout_create(6, fd, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, ld, &from));
+    OK(redist_layout_create(6, td, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &to));
+    int64_t fe[6], fs[6], te[6], ts[6];
+    OK(redist_layout_local_shape(from, MPI_COMM_WORLD, fe, fs));
+    OK(redist_layout_local_shape(to, MPI_COMM_WORLD, te, ts));
+    const int64_t b2 = (six[2] + P - 1) / P, lo2 = rank * b2;
+    int64_t want_fs = 1;
+    for (int d = 0; d < 6; ++d) {
+      const int64_t wfe = d == 2 ? block_local(six[2], P, rank) : six[d];
+      const int64_t wte = d == 4 ? cyclic_local(six[4], 1, P, rank) : six[d];
+      CHECK(fe[d] == wfe && te[d] == wte, "6-D local extents of dim %d: %lld and %lld", d, (long long)fe[d], (long long)te[d]);
+      if (fe[2] > 0) CHECK(fs[d] == want_fs, "6-D stride of dim %d: %lld, not %lld", d, (long long)fs[d], (long long)want_fs);
+      want_fs *= d == 0 && padded ? ld : wfe;
+    }
+    int64_t ns = 0, nd = 0;
+    OK(redist_layout_local_size(from, MPI_COMM_WORLD, &ns));
+    OK(redist_layout_local_size(to, MPI_COMM_WORLD, &nd));
+    int64_t* g = malloc(sizeof(int64_t) * 8);
+    OK(redist_layout_global_indices(to, MPI_COMM_WORLD, 4, g));
+    for (int64_t l = 0; l < te[4]; ++l) CHECK(g[l] == l * P + rank, "6-D global index %lld of dim 4: %lld", (long long)l, (long long)g[l]);
+    free(g);
+    double* a = malloc(sizeof(double) * (size_t)(ns + 1));
+    double* b = malloc(sizeof(double) * (size_t)(nd + 1));
+    for (int64_t k = 0; k <= ns; ++k) a[k] = -1;
+    int64_t gi[6];
+    for (int64_t k = 0; k < (fe[2] > 0 ? six[0] * six[1] * fe[2] * six[3] * six[4] * six[5] : 0); ++k) {
+      int64_t r = k, off = 0;
+      for (int d = 0; d < 6; ++d) {
+        const int64_t l = r % fe[d];
+        r /= fe[d];
+        gi[d] = d == 2 ? lo2 + l : l;
+        off += l * fs[d];
+      }
+      a[off] = (double)six_value(gi);
+    }
+    for (int64_t k = 0; k <= nd; ++k) b[k] = -2;
+    redist_plan plan = NULL;
+    OK(redist_plan_create(from, to, MPI_COMM_WORLD, sizeof(double), &plan));
+    OK(redist_plan_execute(plan, a, b));
+    for (int64_t k = 0; k < nd; ++k) {
+      int64_t r = k;
+      for (int d = 0; d < 6; ++d) {
+        const int64_t l = r % te[d];
+        r /= te[d];
+        gi[d] = d == 4 ? l * P + rank : l;
+      }
+      CHECK(b[k] == (double)six_value(gi), "6-D b[%lld] = %g, not %lld (padded %d)", (long long)k, b[k], (long long)six_value(gi),
+            padded);
+    }
+    CHECK(b[nd] == -2, "6-D wrote past b");
+    OK(redist_plan_free(&plan));
+    /* Typed, and scaled (REDIST_OP_NONE): b = 2 a + b. */
+    const double two = 2.0, one = 1.0;
+    OK(redist_plan_create_op(from, to, MPI_COMM_WORLD, REDIST_DOUBLE, REDIST_OP_NONE, &plan));
+    OK(redist_plan_execute_scaled(plan, &two, a, &one, b));
+    for (int64_t k = 0; k < nd; ++k) {
+      int64_t r = k;
+      for (int d = 0; d < 6; ++d) {
+        const int64_t l = r % te[d];
+        r /= te[d];
+        gi[d] = d == 4 ? l * P + rank : l;
+      }
+      CHECK(b[k] == 3.0 * (double)six_value(gi), "6-D scaled b[%lld] = %g", (long long)k, b[k]);
+    }
+    OK(redist_plan_free(&plan));
+    free(a);
+    free(b);
+    OK(redist_layout_free(&from));
+    OK(redist_layout_free(&to));
+  }
+  /* Row-major, 5-D (3, P + 1, 2, 4, 3): BLOCK on dimension 1 -> CYCLIC(2) on dimension 3, of 3-byte
+   * elements (the fastest dimension, 3, whole: folded and then in units). */
+  {
+    const int64_t e[5] = {3, P + 1, 2, 4, 3};
+    redist_dim f5[5], t5[5];
+    for (int d = 0; d < 5; ++d) f5[d] = t5[d] = (redist_dim){REDIST_COLLAPSED, e[d], 0, NULL, 1, 0};
+    f5[1] = (redist_dim){REDIST_BLOCK, e[1], 0, NULL, P, 0};
+    t5[3] = (redist_dim){REDIST_CYCLIC, e[3], 2, NULL, P, 0};
+    redist_layout from = NULL, to = NULL;
+    OK(redist_layout_create(5, f5, REDIST_ROW_MAJOR, 0, REDIST_ROW_MAJOR, 0, &from));
+    OK(redist_layout_create(5, t5, REDIST_ROW_MAJOR, 0, REDIST_ROW_MAJOR, 0, &to));
+    int64_t fe[5], te[5], ns = 0, nd = 0;
+    OK(redist_layout_local_shape(from, MPI_COMM_WORLD, fe, NULL));
+    OK(redist_layout_local_shape(to, MPI_COMM_WORLD, te, NULL));
+    OK(redist_layout_local_size(from, MPI_COMM_WORLD, &ns));
+    OK(redist_layout_local_size(to, MPI_COMM_WORLD, &nd));
+    const int64_t lo1 = rank * ((e[1] + P - 1) / P);
+    char* a = malloc(3 * (size_t)(ns + 1));
+    char* b = malloc(3 * (size_t)(nd + 1));
+    for (int64_t k = 0; k < ns; ++k) { /* row-major: the last index fastest */
+      int64_t r = k, v = 0, w = 1;
+      for (int d = 4; d >= 0; --d) {
+        const int64_t l = r % fe[d];
+        r /= fe[d];
+        v += (d == 1 ? lo1 + l : l) * w;
+        w *= e[d];
+      }
+      snprintf(a + 3 * k, 4, "%03d", (int)(v % 1000));
+    }
+    memset(b, '?', 3 * (size_t)(nd + 1));
+    redist_plan plan = NULL;
+    OK(redist_plan_create(from, to, MPI_COMM_WORLD, 3, &plan));
+    OK(redist_plan_execute(plan, a, b));
+    for (int64_t k = 0; k < nd; ++k) {
+      int64_t r = k, v = 0, w = 1;
+      for (int d = 4; d >= 0; --d) {
+        const int64_t l = r % te[d];
+        r /= te[d];
+        v += (d == 3 ? cyclic_global(l, 2, rank, 0, P) : l) * w;
+        w *= e[d];
+      }
+      char want[8];
+      snprintf(want, sizeof want, "%03d", (int)(v % 1000));
+      CHECK(memcmp(b + 3 * k, want, 3) == 0, "5-D row-major b[%lld] = %.3s, not %s", (long long)k, b + 3 * k, want);
+    }
+    CHECK(b[3 * nd] == '?', "5-D wrote past b");
+    OK(redist_plan_free(&plan));
+    free(a);
+    free(b);
+    OK(redist_layout_free(&from));
+    OK(redist_layout_free(&to));
+  }
+  /* Five dimensions that are not whole (REPLICATED over one process is not) and a whole one: refused, naming them. */
+  redist_dim r6[6];
+  for (int d = 0; d < 6; ++d) r6[d] = (redist_dim){d == 5 ? REDIST_COLLAPSED : REDIST_REPLICATED, 2, 0, NULL, 1, 0};
+  redist_layout l6 = NULL;
+  OK(redist_layout_create(6, r6, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &l6));
+  redist_plan plan = NULL;
+  CHECK(redist_plan_create(l6, l6, MPI_COMM_WORLD, 8, &plan) == REDIST_ERROR, "5 split dimensions");
+  CHECK(strstr(redist_error_message(), "6 remain (not whole: dimensions 0, 1, 2, 3, 4)") != NULL, "message: %s",
+        redist_error_message());
+  OK(redist_layout_free(&l6));
+  redist_dim nine[9];
+  for (int d = 0; d < 9; ++d) nine[d] = (redist_dim){REDIST_COLLAPSED, 1, 0, NULL, 1, 0};
+  CHECK(redist_layout_create(9, nine, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &l6) == REDIST_ERROR, "ndims 9");
+  CHECK(strstr(redist_error_message(), "ndims must be in [1, 8] (got 9)") != NULL, "message: %s", redist_error_message());
+}
+
 static void errors(void) {
   redist_layout l = NULL, good = NULL;
   redist_dim bad = {42, 10, 0, NULL, nprocs, 0};
@@ -831,6 +1121,8 @@ int main(int argc, char** argv) {
   errors();
   queries();
   indirect();
+  scaled_ops();
+  many_dims();
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("capi: %s (%d failures, %d processes)\n", all == 0 ? "ok" : "FAILED", all, nprocs);

@@ -3,7 +3,8 @@
 ! redistribution of doubles, checked element by element against index formulas written here, the
 ! global indices of the CYCLIC(4) layout, the version, one error read back as a Fortran string, and
 ! INDIRECT layouts: a halo (BLOCK and 1-3 ghosts per side) filled from BLOCK, partial sums of it
-! added into BLOCK, INDIRECT -> INDIRECT, and an index no rank lists refused on every rank.
+! added into BLOCK, INDIRECT -> INDIRECT, and an index no rank lists refused on every rank; and a
+! scaled transpose (redist_plan_create_op_f, redist_plan_execute_scaled).
 
 program capi_f
   use iso_c_binding
@@ -69,6 +70,9 @@ program capi_f
 
   ! INDIRECT layouts.
   call indirect_case()
+
+  ! y = 2 transpose(x) + y: x (COLLAPSED, CYCLIC(2)) 7 x 23 -> y (CYCLIC(2) over P, COLLAPSED) 23 x 7.
+  call transpose_case()
 
   ! An error: a CYCLIC block of 0, read back as a Fortran string that names the parameter.
   dims(1) = redist_dim(REDIST_CYCLIC, 10_c_int64_t, 0_c_int64_t, c_null_ptr, nprocs, 0)
@@ -137,6 +141,46 @@ contains
     call must(redist_layout_free(f2))
     call must(redist_layout_free(t2))
   end subroutine two_d
+
+  subroutine transpose_case()
+    integer(c_int64_t), parameter :: m = 7, nc = 23
+    integer(c_int64_t) :: ns2, nd2, i, j, gj, rows
+    type(c_ptr) :: f2, t2, p2
+    real(c_double), allocatable, target :: x(:), y(:)
+    real(c_double), target :: alpha, beta
+    type(redist_dim) :: whole
+    whole = redist_dim(REDIST_COLLAPSED, m, 0_c_int64_t, c_null_ptr, 1, 0)
+    call layouts(2, [whole, redist_dim(REDIST_CYCLIC, nc, 2_c_int64_t, c_null_ptr, nprocs, 0)], &
+                 [redist_dim(REDIST_CYCLIC, nc, 2_c_int64_t, c_null_ptr, nprocs, 0), whole], f2, t2, ns2, nd2)
+    allocate (x(max(ns2, 1_c_int64_t)), y(max(nd2, 1_c_int64_t)))
+    do j = 0, ns2 / m - 1
+      gj = ((j / 2) * nprocs + rank) * 2 + mod(j, 2_c_int64_t)
+      do i = 0, m - 1
+        x(1 + i + j * m) = real(i * 1000 + gj, c_double)
+      end do
+    end do
+    rows = nd2 / m  ! y's local rows: the same global indices as x's local columns
+    do j = 0, m - 1
+      do i = 0, rows - 1
+        y(1 + i + j * rows) = real(j, c_double)
+      end do
+    end do
+    alpha = 2
+    beta = 1
+    call must(redist_plan_create_op_f(f2, t2, MPI_COMM_WORLD, REDIST_DOUBLE, REDIST_OP_TRANSPOSE, p2))
+    call must(redist_plan_execute_scaled(p2, c_loc(alpha), c_loc(x), c_loc(beta), c_loc(y)))
+    do j = 0, m - 1
+      do i = 0, rows - 1
+        gj = ((i / 2) * nprocs + rank) * 2 + mod(i, 2_c_int64_t)
+        if (abs(y(1 + i + j * rows) - (2 * real(j * 1000 + gj, c_double) + real(j, c_double))) > 0) then
+          failures = failures + 1
+        end if
+      end do
+    end do
+    call must(redist_plan_free(p2))
+    call must(redist_layout_free(f2))
+    call must(redist_layout_free(t2))
+  end subroutine transpose_case
 
   ! This rank's part of BLOCK over n: [lo, hi).
   subroutine block_of(r, n, lo, hi)

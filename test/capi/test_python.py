@@ -3,7 +3,8 @@ on NumPy arrays, layouts' global indices, error classes, elements of any fixed-s
 records, 3-byte strings; objects refused), Cyclic(4) -> replicated and back into Block, partial sums (float64, int64, complex64,
 and a (BLOCK, PARTIAL_SUM) float32 matrix) into Block, Replicated and partial sums, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, a grid
 placed by a rank map, indirect layouts (a halo of Block and 1-3 ghosts per side filled from Block, its
-partial sums added into Block, indirect -> indirect, an unheld index), and
+partial sums added into Block, indirect -> indirect, an unheld index), scaled and transposed plans,
+a 5-D row-major pair, and
 errors raised on every rank alike. Values are checked against index formulas written here."""
 import sys
 
@@ -97,6 +98,48 @@ redist.Plan(src, dst, comm, np.int32)(A, B)
 first = sum(sizes[:rank])
 expect = np.arange(m)[:, None] * 1000 + (first + np.arange(sizes[rank]))[None, :]
 check(np.array_equal(B, expect), "2-D values")
+
+# Scaled and transposed plans: A (21 x 17, (BLOCK, COLLAPSED) rows, Fortran order) -> C = 2 A^T + 0.5 C
+# in (COLLAPSED, BLOCK) columns of the 17 x 21 transpose; complex128 conj_transpose; alpha and beta on
+# a plain plan refused; integer dtypes refused.
+rows = redist.Layout(redist.block(m, P), redist.collapsed(nc))
+colsT = redist.Layout(redist.collapsed(nc), redist.block(m, P))
+rper = -(-m // P)
+ri = np.arange(rank * rper, min(m, (rank + 1) * rper))
+for dtype, op in ((np.float64, "transpose"), (np.complex128, "conj_transpose")):
+    Ar = np.asfortranarray((ri[:, None] * 100 + np.arange(nc)[None, :]).astype(dtype))
+    if dtype == np.complex128:
+        Ar = np.asfortranarray(Ar + 1j * (ri[:, None] - np.arange(nc)[None, :]))
+    C0 = np.asfortranarray((np.arange(nc)[:, None] * -3.0 + 0.5 * ri[None, :]).astype(dtype))
+    Cr = C0.copy(order="F")
+    redist.Plan(rows, colsT, comm, dtype, op=op)(Ar, Cr, alpha=2.0, beta=0.5)
+    At = Ar.T.conj() if op == "conj_transpose" else Ar.T
+    check(np.allclose(Cr, 2.0 * At + 0.5 * C0, rtol=0, atol=0), f"{op} ({np.dtype(dtype)}): {Cr}")
+Sy = np.full(a.local_size(comm), np.nan, dtype=np.float32)
+redist.Plan(b, a, comm, np.float32, scaled=True)(y.astype(np.float32), Sy, alpha=3)
+check(np.array_equal(Sy, 3 * x.astype(np.float32)), f"scaled, beta None over NaNs: {Sy}")
+for bad, words in ((lambda: redist.Plan(a, b, comm, np.int64, scaled=True), "needs dtype float32, float64"),
+                   (lambda: plan(x, y, alpha=2.0), "alpha and beta need a plan made with scaled=True"),
+                   (lambda: redist.Plan(a, b, comm, np.float64, op="T"), "op must be None, 'transpose'")):
+    try:
+        bad()
+        check(False, f"accepted: {words}")
+    except redist.ArgumentError as e:
+        check(words in str(e), f"message {e}")
+
+# 5 dimensions, row-major: (3, P + 1, 2, 4, 3) from BLOCK on dimension 1 to CYCLIC(2) on dimension 3.
+e5 = (3, P + 1, 2, 4, 3)
+f5 = redist.Layout(redist.collapsed(3), redist.block(P + 1, P), redist.collapsed(2), redist.collapsed(4), redist.collapsed(3),
+                   storage_order=redist.ROW_MAJOR)
+t5 = redist.Layout(redist.collapsed(3), redist.collapsed(P + 1), redist.collapsed(2), redist.cyclic(4, 2, P), redist.collapsed(3),
+                   storage_order=redist.ROW_MAJOR)
+full5 = np.arange(np.prod(e5), dtype=np.int64).reshape(e5)
+i1 = f5.global_indices(comm)[1]
+i3 = t5.global_indices(comm)[3]
+X5 = np.ascontiguousarray(full5[:, i1])
+Y5 = np.full(t5.local_shape(comm), -1, dtype=np.int64)
+redist.Plan(f5, t5, comm, np.int64)(X5, Y5)
+check(np.array_equal(Y5, full5[:, :, :, i3]), f"5-D values {Y5}")
 
 # Global indices per dimension: the descriptor's layout (rows whole on the 1 x P grid, columns in
 # blocks of 3 dealt from process 0) and the GEN_BLOCK columns; every local element's value is its
