@@ -966,7 +966,9 @@ static void many_dims(void) {
         v += (d == 1 ? lo1 + l : l) * w;
         w *= e[d];
       }
-      snprintf(a + 3 * k, 4, "%03d", (int)(v % 1000));
+      char t[16];
+      snprintf(t, sizeof t, "%03d", (int)(v % 1000));
+      memcpy(a + 3 * k, t, 3);
     }
     memset(b, '?', 3 * (size_t)(nd + 1));
     redist_plan plan = NULL;
