@@ -894,8 +894,7 @@ int create_plan(const char* call, redist_layout from, redist_layout to, MPI_Comm
          from != nullptr ? static_cast<std::uint64_t>(from->indirect) : 0, true},
         {"kind of to (REDIST_INDIRECT 6, REDIST_INDIRECT_SUM 7, 0: a layout of dimensions)",
          to != nullptr ? static_cast<std::uint64_t>(to->indirect) : 0, true},
-        {"extent of a plan with an INDIRECT layout", indirect ? static_cast<std::uint64_t>(from->extents[0]) : 0, true},
-};
+        {"extent of a plan with an INDIRECT layout", indirect ? static_cast<std::uint64_t>(from->extents[0]) : 0, true}};
     redist::detail::agree(world, call, params, error);
     // redist's own communicator: its messages never meet the caller's.
     const boost::mpi::communicator c(comm, boost::mpi::comm_duplicate);
