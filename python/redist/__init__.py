@@ -41,7 +41,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Error", "ArgumentError", "MismatchError", "OutOfMemoryError", "MPIError", "Layout", "Plan", "version",
+__all__ = ["Error", "ArgumentError", "MismatchError", "OutOfMemoryError", "MPIError", "Layout", "Plan", "DistArray", "version",
            "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum", "indirect", "ROW_MAJOR",
            "COLUMN_MAJOR", "TRANSPOSE", "CONJ_TRANSPOSE"]
 
@@ -438,3 +438,65 @@ class Plan:
     def __del__(self):
         if getattr(self, "_ptr", None) and _handle is not None:
             _handle.redist_plan_free(ctypes.byref(self._ptr))
+
+
+class DistArray:
+    """A distributed array: on each rank of comm, its part of `layout` as the NumPy array `local`
+    (the layout's local shape, viewing storage laid out as the layout stores it: its storage order
+    and leading dimension, padding included), with the global index of every local index
+    (`global_indices`, one int64 array per dimension). In the spirit of mpi4py-fft's DistArray:
+
+        a = redist.DistArray(redist.Layout(redist.block(m, P), redist.collapsed(n)), comm)
+        a.local[...] = f(*np.ix_(*a.global_indices))       # fill by global index
+        b = a.redistribute(redist.Layout(redist.collapsed(m), redist.cyclic(n, 4, P)))
+        b.assign(a)                                         # again, into b's storage
+
+    assign and redistribute are collective; each array keeps the plans it was assigned by (one per
+    source layout; a layout object is the key, so reuse the object to reuse the plan)."""
+
+    def __init__(self, layout, comm, dtype=np.float64):
+        self.layout = layout
+        self.comm = comm
+        self.dtype = np.dtype(dtype)
+        extents, strides = layout._local_shape(comm)
+        size = layout.local_size(comm)
+        # The storage as the layout lays it out (local_size elements, at least one so that a pointer exists).
+        self._storage = np.zeros(max(size, 1), dtype=self.dtype)
+        if size == 0 or 0 in extents:
+            self.local = self._storage[:0].reshape(extents)
+        else:
+            self.local = np.lib.stride_tricks.as_strided(self._storage, shape=extents,
+                                                         strides=tuple(s * self.dtype.itemsize for s in strides))
+        self._global = None
+        self._plans = {}
+
+    @property
+    def global_indices(self):
+        """The global indices of this rank's local indices, one NumPy int64 array per dimension
+        (the layout's global_indices(comm)): local[i0, i1, ...] is global element (g[0][i0], ...)."""
+        if self._global is None:
+            self._global = self.layout.global_indices(self.comm)
+        return self._global
+
+    def assign(self, src):
+        """self = src: src's elements, from src's layout into self's (the same global shape and
+        dtype, on the same communicator). Collective."""
+        if not isinstance(src, DistArray):
+            raise ArgumentError(f"redist.DistArray.assign: src must be a redist.DistArray (got {type(src).__name__})")
+        if src is self:
+            raise ArgumentError("redist.DistArray.assign: src must be another array than this one")
+        from mpi4py import MPI
+        if MPI.Comm.Compare(src.comm, self.comm) not in (MPI.IDENT, MPI.CONGRUENT):
+            raise ArgumentError("redist.DistArray.assign: src must be on the same communicator as this array (its ranks "
+                                "in the same order)")
+        key = id(src.layout)
+        entry = self._plans.get(key)
+        if entry is None or entry[0] is not src.layout:
+            entry = (src.layout, Plan(src.layout, self.layout, self.comm, self.dtype))  # keeps the key's layout alive
+            self._plans[key] = entry
+        entry[1](src._storage, self._storage)
+        return self
+
+    def redistribute(self, layout):
+        """A new DistArray in `layout` holding this array's elements. Collective."""
+        return DistArray(layout, self.comm, self.dtype).assign(self)

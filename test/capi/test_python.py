@@ -4,7 +4,8 @@ records, 3-byte strings; objects refused), Cyclic(4) -> replicated and back into
 and a (BLOCK, PARTIAL_SUM) float32 matrix) into Block, Replicated and partial sums, a 2-D case from a ScaLAPACK descriptor to (COLLAPSED, GEN_BLOCK) columns, a grid
 placed by a rank map, indirect layouts (a halo of Block and 1-3 ghosts per side filled from Block, its
 partial sums added into Block, indirect -> indirect, an unheld index), scaled and transposed plans,
-a 5-D row-major pair, and
+a 5-D row-major pair, DistArray (a padded matrix filled by global index, redistributed and back; a
+halo), and
 errors raised on every rank alike. Values are checked against index formulas written here."""
 import sys
 
@@ -359,6 +360,43 @@ for bad, words in (([0, nn], f"indices[1] must be in [0, extent) (got {nn}, exte
     try:
         redist.indirect(nn, bad)
         check(False, f"indices {bad} accepted")
+    except redist.ArgumentError as e:
+        check(words in str(e), f"message {e}")
+
+# DistArray: a (BLOCK, COLLAPSED) matrix with a padded leading dimension filled by its global
+# indices, redistributed into (COLLAPSED, CYCLIC(3)) columns and assigned back twice (one plan kept),
+# the padding untouched; an Indirect halo filled from Block; a NumPy array, the array itself and an
+# array on a communicator of the ranks in reverse refused.
+m2, n2 = 13, 7
+rows_l = redist.Layout(redist.block(m2, P), redist.collapsed(n2), leading_dimension=-(-m2 // P) + 2)
+A2 = redist.DistArray(rows_l, comm)
+gi, gj = A2.global_indices
+A2.local[...] = gi[:, None] * 100 + gj[None, :] + 1  # none 0: the padding (0) stays told apart
+check(A2.local.shape == rows_l.local_shape(comm), f"DistArray local shape {A2.local.shape}")
+cols_l = redist.Layout(redist.collapsed(m2), redist.cyclic(n2, 3, P))
+B2 = A2.redistribute(cols_l)
+bi, bj = B2.global_indices
+check(np.array_equal(B2.local, bi[:, None] * 100 + bj[None, :] + 1), f"DistArray redistributed {B2.local}")
+C2 = redist.DistArray(rows_l, comm)
+C2.local[...] = -1
+C2.assign(B2)
+C2.assign(B2)
+check(np.array_equal(C2.local, A2.local) and len(C2._plans) == 1, f"DistArray assigned back {C2.local}, {len(C2._plans)} plans")
+check(np.count_nonzero(C2._storage) == C2.local.size, "DistArray: the padding of the leading dimension written")
+H2 = redist.DistArray(halo, comm).assign(redist.DistArray(blk, comm).assign(
+    redist.DistArray(redist.Layout(redist.cyclic(nn, 2, P)), comm)))
+check(np.array_equal(H2.local, np.zeros(mine.size)), "DistArray halo of zeros")
+X2 = redist.DistArray(blk, comm)
+X2.local[...] = vals[X2.global_indices[0]]
+H2.assign(X2)
+check(np.array_equal(H2.local, vals[mine]), f"DistArray halo {H2.local}")
+refused = [(X2.local, "src must be a redist.DistArray"), (H2, "src must be another array than this one")]
+if P > 1:  # (one rank's reversed communicator is congruent)
+    refused.append((redist.DistArray(halo, comm.Split(0, P - rank)), "src must be on the same communicator"))
+for bad, words in refused:
+    try:
+        H2.assign(bad)
+        check(False, f"DistArray.assign accepted: {words}")
     except redist.ArgumentError as e:
         check(words in str(e), f"message {e}")
 
