@@ -41,8 +41,8 @@ import os
 
 import numpy as np
 
-__all__ = ["Error", "ArgumentError", "MismatchError", "OutOfMemoryError", "MPIError", "Layout", "Plan", "DistArray", "version",
-           "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum", "indirect", "ROW_MAJOR",
+__all__ = ["Error", "ArgumentError", "MismatchError", "OutOfMemoryError", "MPIError", "Layout", "Plan", "DistArray",
+           "version", "block", "cyclic", "gen_block", "collapsed", "replicated", "partial_sum", "indirect", "ROW_MAJOR",
            "COLUMN_MAJOR", "TRANSPOSE", "CONJ_TRANSPOSE"]
 
 BLOCK, CYCLIC, GEN_BLOCK, COLLAPSED, REPLICATED, PARTIAL_SUM = 0, 1, 2, 3, 4, 5
@@ -217,8 +217,9 @@ _TYPES = {np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.int32): 
 
 class Layout:
     """A layout of 1 to 8 dimensions (a plan takes more than 4 when the others are whole on every
-    process: see the C interface's doc, "More than 4 dimensions") on a process grid (the dimensions' nprocs), numbered
-    grid_order on ranks grid_first, ... of the communicator, or on any ranks: process k of the grid
+    process: see the C interface's doc, "More than 4 dimensions") on a process grid (the
+    dimensions' nprocs), numbered grid_order on ranks grid_first, ... of the communicator, or on
+    any ranks: process k of the grid
     on ranks[k]; each rank stores its part in storage_order (COLUMN_MAJOR: NumPy's order='F') with
     the given leading dimension (0: tight)."""
 
@@ -391,8 +392,8 @@ class Plan:
         # Agreed: a dtype that cannot be moved on any rank is an error on every rank.
         problem = _dtype_problem(self.dtype, getattr(source, "partial", False))
         if not problem and self.scaled and self.dtype not in _SCALED_TYPES:
-            problem = (f"redist.Plan: a scaled or transposed plan needs dtype float32, float64, complex64 or complex128 "
-                       f"(native byte order); got {self.dtype}")
+            problem = (f"redist.Plan: a scaled or transposed plan needs dtype float32, float64, complex64 or "
+                       f"complex128 (native byte order); got {self.dtype}")
         from mpi4py import MPI
         if comm.allreduce(1 if problem else 0, op=MPI.MAX):
             raise ArgumentError(next(m for m in comm.allgather(problem) if m))
@@ -408,8 +409,9 @@ class Plan:
 
     def __call__(self, src, dst, alpha=None, beta=None):
         """dst = src (a scaled plan: dst = alpha * op(src) + beta * dst, alpha 1 when None): src holds
-        this rank's part of the source layout, dst receives its part of the target layout. Each is either a 1-D array of the plan's dtype, contiguous, of at least
-        local_size elements (the part as the layout stores it), or an array of the layout's number
+        this rank's part of the source layout, dst receives its part of the target layout. Each is
+        either a 1-D array of the plan's dtype, contiguous, of at least local_size elements (the
+        part as the layout stores it), or an array of the layout's number
         of dimensions whose shape covers local_shape and whose strides are the layout's (its storage
         order and leading dimension: order='F' for COLUMN_MAJOR, 'C' for ROW_MAJOR); anything else
         raises redist.Error on every rank, before any data moves."""
@@ -487,8 +489,8 @@ class DistArray:
             raise ArgumentError("redist.DistArray.assign: src must be another array than this one")
         from mpi4py import MPI
         if MPI.Comm.Compare(src.comm, self.comm) not in (MPI.IDENT, MPI.CONGRUENT):
-            raise ArgumentError("redist.DistArray.assign: src must be on the same communicator as this array (its ranks "
-                                "in the same order)")
+            raise ArgumentError("redist.DistArray.assign: src must be on the same communicator as this array "
+                                "(its ranks in the same order)")
         key = id(src.layout)
         entry = self._plans.get(key)
         if entry is None or entry[0] is not src.layout:
