@@ -363,7 +363,7 @@ void for_each_local(const M& to, int rank, T* dst, F&& f) {
 template <class From, class To, class T, bool Conj>
 struct OpPlan final : PlanBase {
   OpPlan(boost::mpi::communicator c, From from, To to, index_t src_elements)
-      : comm{std::move(c)}, src_size{src_elements}, dst_size{to.local_size(comm.rank())}, to_{to},
+      : comm{std::move(c)}, src_size{src_elements}, dst_size{to.local_size(comm.rank())},
         r{std::move(from), std::move(to), comm.rank()} {}
   void execute(const void* src, void* dst) override {
     const T one{1};
@@ -376,8 +376,8 @@ struct OpPlan final : PlanBase {
     const std::span<const T> s(static_cast<const T*>(src), static_cast<std::size_t>(src_size));
     const std::span<T> d(static_cast<T*>(dst), static_cast<std::size_t>(dst_size));
     if (alpha == T{}) {
-      if (beta == T{}) for_each_local(to_, comm.rank(), d.data(), [](T& x) { x = T{}; });
-      else for_each_local(to_, comm.rank(), d.data(), [beta](T& x) { x = static_cast<T>(beta * x); });
+      if (beta == T{}) for_each_local(r.to(), comm.rank(), d.data(), [](T& x) { x = T{}; });
+      else for_each_local(r.to(), comm.rank(), d.data(), [beta](T& x) { x = static_cast<T>(beta * x); });
       return;
     }
     if (beta != T{}) r.run_update(comm, s, d, redist::runtime::axpby_op<T, Conj>{alpha, beta});
@@ -385,7 +385,6 @@ struct OpPlan final : PlanBase {
   }
   boost::mpi::communicator comm;
   index_t src_size, dst_size;
-  To to_;
   redist::Redistribution<From, To, redist::detail::update_policy<From, To>> r;
 };
 
