@@ -3,6 +3,7 @@
 // empty parts, private copies, per-rank leading dimensions, repeated writes between calls.
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <random>
 #include <span>
 #include <utility>
@@ -231,6 +232,40 @@ TEST_CASE("Node peers' short pieces are packed, then pulled; long ones pulled pi
       REQUIRE(all_ok(world, holds_nd(t, [&](const auto& g) { return value_2d(g) + round; })));
     }
     if (shared) CHECK(explain(m, t).node_copy == "pack_then_pull");
+  }
+}
+
+TEST_CASE("Element lists (an Indirect permutation) on the node path: pulled, then packed and pulled", "[mpi][shared][indirect]") {
+  mpi::communicator world;
+  const int p = world.size();
+  const index_t n = 20011;
+  std::mt19937_64 rng(31);
+  std::vector<index_t> perm(static_cast<std::size_t>(n));
+  std::iota(perm.begin(), perm.end(), index_t{0});
+  std::shuffle(perm.begin(), perm.end(), rng);
+  const std::vector<index_t> mine(perm.begin() + n * world.rank() / p, perm.begin() + n * (world.rank() + 1) / p);
+  for (int node_size : {0, 2, 3}) {
+    NodeScope scope(true, node_size);
+    default_options().tune_reps = 0;  // the model's choice
+    const bool shared = node_ranks(world, node_size) > 1;
+    INFO("node size " << node_size);
+    DistArray<double, Block> a(world, n), c(world, n);
+    DistArray<double, Indirect<>> u(world, n, Indirect<>{mine});
+    for (int round = 0; round < 4; ++round) {
+      auto v = [&](index_t g) { return value_1d(g) + round; };
+      redist::test::fill(a, v);
+      std::fill(u.local().begin(), u.local().end(), -1.0);
+      std::fill(c.local().begin(), c.local().end(), -1.0);
+      u = a;
+      c = u;
+      bool ok = redist::test::holds(c, v);
+      for (std::size_t l = 0; l < mine.size(); ++l) ok = ok && u.local()[l] == v(mine[l]);
+      REQUIRE(all_ok(world, ok));
+      if (!shared) continue;
+      // Pieces of one element: short, packed by their senders from the run after the first.
+      CHECK(explain(a, u).node_copy == (round >= 1 ? "pack_then_pull" : "pull"));
+      CHECK(explain(u, c).node_copy == (round >= 1 ? "pack_then_pull" : "pull"));
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -264,6 +265,64 @@ TEST_CASE("Wires in rounds of pieces: the collectives run as many rounds on ever
         }
     }
   }
+}
+
+TEST_CASE("Element lists (an Indirect permutation) on every wire, packed and typed, in pieces, between emulated nodes",
+          "[mpi][wire][indirect]") {
+  mpi::communicator world;
+  const int p = world.size();
+  std::mt19937_64 rng(29);
+  const index_t n = 3000 + static_cast<index_t>(rng() % 1000);
+  // A random permutation of [0, n) in equal parts (the same on every rank: one seed), each in
+  // random order: every message and the local copy are lists of single elements.
+  std::vector<index_t> perm(static_cast<std::size_t>(n));
+  std::iota(perm.begin(), perm.end(), index_t{0});
+  std::shuffle(perm.begin(), perm.end(), rng);
+  const index_t b0 = n * world.rank() / p, b1 = n * (world.rank() + 1) / p;
+  const std::vector<index_t> mine(perm.begin() + b0, perm.begin() + b1);
+  DistArray<double, Block> a(world, n);
+  DistArray<double, Indirect<>> u(world, n, Indirect<>{mine});
+  redist::test::fill(a, value_1d);
+  auto holds_u = [&] {
+    bool ok = true;
+    for (std::size_t l = 0; l < mine.size(); ++l) ok = ok && u.local()[l] == value_1d(mine[l]);
+    return ok;
+  };
+  auto into = make_plan(a, u).plan();
+  auto back = make_plan(u, a).plan();
+  CHECK(into.stages[0].any_listed() == (n / p > 8));
+  for (Wire w : all_wires)
+    for (bool typed : {false, true}) {
+      run_wire(into, w, typed, world, std::span<const double>(a.local()), u.local(), holds_u);
+      // And back, from the lists into Block.
+      for (double& x : u.local()) x = 2 * x;
+      run_wire(back, w, typed, world, std::span<const double>(u.local()), a.local(),
+               [&] { return redist::test::holds(a, [](index_t g) { return 2 * value_1d(g); }); });
+      redist::test::fill(a, value_1d);
+    }
+  // In rounds of pieces, run and started.
+  into.piece = 1 + static_cast<index_t>(rng() % 300);
+  const index_t mine_rounds = runtime::detail::stage_rounds(into, into.stages[0], false, false).rounds;
+  const index_t rounds = mpi::all_reduce(world, mine_rounds, mpi::maximum<index_t>());
+  for (Wire w : all_wires)
+    for (bool started : {false, true}) {
+      runtime::Workspace ws;
+      ws.exchange.collective_rounds = rounds;
+      std::fill(u.local().begin(), u.local().end(), -1.0);
+      exchange(into, w, started, world, std::span<const double>(a.local()), u.local(), ws);
+      INFO("wire " << wire_name(w, false) << ", piece " << into.piece << (started ? ", started" : ""));
+      REQUIRE(all_ok(world, holds_u()));
+    }
+  into.piece = 0;
+  // Between emulated nodes of 2: the node's pairs pulled element by element from shared memory.
+  const options saved = default_options();
+  default_options().node_size = 2;
+  const auto node = runtime::node_of(static_cast<MPI_Comm>(world), 2);
+  for (Wire w : all_wires)
+    for (bool typed : {false, true})
+      run_wire(into, w, typed, world, std::span<const double>(a.local()), u.local(), holds_u,
+               detail::array_access::segment(a), node.get());
+  default_options() = saved;
 }
 
 TEST_CASE("Persistent requests follow the buffers: other arrays with the same plan are exact", "[mpi][wire]") {

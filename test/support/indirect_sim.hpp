@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <utility>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -141,19 +142,31 @@ std::vector<std::vector<double>> run_plans(const std::vector<Plan>& plans, const
     writes[r].assign(dst.lists[r].size(), 0);
   }
   bool inside = true;  // every run's places within both local arrays
-  auto apply = [&](const Stage<Run>& st, const Message& m, std::size_t from, std::size_t to) {
+  // A message's (source place, destination place) pairs in packed order: its runs', or its
+  // element lists' (Message::list_at).
+  auto pairs_of = [](const Stage<Run>& st, const Message& m) {
+    std::vector<std::pair<index_t, index_t>> v;
+    if (m.listed()) {
+      const auto s = st.src_list(m), d = st.dst_list(m);
+      for (std::size_t k = 0; k < s.size(); ++k) v.emplace_back(s[k], d[k]);
+    }
     for (const Run& x : st.runs_of(m))
       for (index_t j = 0; j < x.count; ++j)
-        for (index_t e = 0; e < x.len; ++e) {
-          const auto s = static_cast<std::size_t>(x.src + j * x.src_stride + e * x.src_step);
-          const auto d = static_cast<std::size_t>(x.dst + j * x.dst_stride + e * x.dst_step);
-          if (s >= in[from].size() || d >= out[to].size()) {
-            inside = false;
-            continue;
-          }
-          out[to][d] = src.partial ? out[to][d] + in[from][s] : in[from][s];
-          ++writes[to][d];
-        }
+        for (index_t e = 0; e < x.len; ++e)
+          v.emplace_back(x.src + j * x.src_stride + e * x.src_step, x.dst + j * x.dst_stride + e * x.dst_step);
+    return v;
+  };
+  auto apply = [&](const Stage<Run>& st, const Message& m, std::size_t from, std::size_t to) {
+    for (const auto& [sp, dp] : pairs_of(st, m)) {
+      const auto s = static_cast<std::size_t>(sp);
+      const auto d = static_cast<std::size_t>(dp);
+      if (s >= in[from].size() || d >= out[to].size()) {
+        inside = false;
+        continue;
+      }
+      out[to][d] = src.partial ? out[to][d] + in[from][s] : in[from][s];
+      ++writes[to][d];
+    }
   };
   std::size_t matched = 0, receives = 0;
   for (std::size_t r = 0; r < p; ++r) {
@@ -169,8 +182,8 @@ std::vector<std::vector<double>> run_plans(const std::vector<Plan>& plans, const
         fail("rank " + std::to_string(r) + " sends to " + std::to_string(m.peer) + ", which receives nothing from it");
         continue;
       }
-      const auto a = st.runs_of(m), b = other.runs_of(*it);
-      if (it->size != m.size || !std::equal(a.begin(), a.end(), b.begin(), b.end()))
+      if (it->size != m.size || pairs_of(st, m) != pairs_of(other, *it) || m.listed() != it->listed() ||
+          !std::ranges::equal(st.runs_of(m), other.runs_of(*it)))
         fail("rank " + std::to_string(r) + "'s message to " + std::to_string(m.peer) + " has other runs than its receive");
       apply(st, m, r, static_cast<std::size_t>(m.peer));
       ++matched;

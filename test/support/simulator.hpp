@@ -131,7 +131,7 @@ void run_stage(const std::vector<PlanT>& plans, std::size_t s, const std::vector
     const auto& st = plans[r].stages[s];
     relay[r].assign(static_cast<std::size_t>(st.relay), -7);
     nsteps = std::max(nsteps, st.schedule.size());
-    runtime::copy(st.runs_of(st.local), from[r].data(), to[r].data());
+    runtime::copy_message(st, st.local, from[r].data(), to[r].data());
     writes[r] += st.local.size;
     res.messages += static_cast<index_t>(st.sends.size());
     index_t sent = 0;
@@ -196,6 +196,7 @@ void run_stage(const std::vector<PlanT>& plans, std::size_t s, const std::vector
         } else {
           runtime::unpack_message(st, i, it->second.data(), to[q].data(), 0, -1, runtime::assign_op{}, relay[q].data());
         }
+        if (m.listed()) writes[q] += m.size;
         for (std::size_t j = m.first; j < m.first + m.nruns; ++j)
           if (!st.relayed(j)) writes[q] += st.runs[j].size();
         wire.erase(it);
@@ -351,9 +352,8 @@ SimResult simulate_fold(const std::vector<PlanT>& plans, const Layout& src, cons
       break;
     }
     const auto& st = plans[r].stages[0];
-    std::vector<index_t> buf(static_cast<std::size_t>(st.local.size));
-    runtime::pack(st.runs_of(st.local), in[r].data(), buf.data());
-    runtime::unpack(st.runs_of(st.local), buf.data(), out[r].data(), add);
+    std::vector<index_t> buf;
+    runtime::copy_message(st, st.local, in[r].data(), out[r].data(), add);
     for (const Message& m : st.recvs) {
       const auto s = static_cast<std::size_t>(m.peer);
       const Message* sent = nullptr;
@@ -366,8 +366,9 @@ SimResult simulate_fold(const std::vector<PlanT>& plans, const Layout& src, cons
         break;
       }
       buf.assign(static_cast<std::size_t>(m.size), 0);
-      runtime::pack(plans[s].stages[0].runs_of(*sent), in[s].data(), buf.data());
-      runtime::unpack(st.runs_of(m), buf.data(), out[r].data(), add);
+      const auto& sst = plans[s].stages[0];
+      runtime::pack_message(sst, static_cast<std::size_t>(sent - sst.sends.data()), in[s].data(), buf.data());
+      runtime::unpack_message(st, static_cast<std::size_t>(&m - st.recvs.data()), buf.data(), out[r].data(), 0, -1, add);
       ++res.messages;
       res.moved += m.size;
     }

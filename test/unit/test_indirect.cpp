@@ -162,6 +162,63 @@ TEST_CASE("indirect: a list that is really a block costs what a block costs", "[
   }
 }
 
+TEST_CASE("indirect: a message of runs shorter than 4 elements is an element list, 16 bytes an element", "[indirect]") {
+  // Lists made of blocks of L consecutive indices, the blocks dealt to the ranks at random and
+  // each list shuffled by block: from and into Block, a message's runs are the blocks (L
+  // elements, joined where two blocks happen to continue each other). Runs of fewer than 4
+  // elements on average: an element list (both places of each element, in the runs' order).
+  std::mt19937 rng(20261128);
+  for (int p : {1, 2, 3, 5}) {
+    for (index_t len : {1, 2, 3, 4, 8}) {
+      const index_t n = 120 * p;
+      std::vector<index_t> blocks(static_cast<std::size_t>(n / len));
+      std::iota(blocks.begin(), blocks.end(), index_t{0});
+      std::shuffle(blocks.begin(), blocks.end(), rng);
+      std::vector<std::vector<index_t>> lists(static_cast<std::size_t>(p));
+      for (std::size_t b = 0; b < blocks.size(); ++b)
+        for (index_t e = 0; e < len; ++e) lists[b % static_cast<std::size_t>(p)].push_back(blocks[b] * len + e);
+      for (index_t g = static_cast<index_t>(blocks.size()) * len; g < n; ++g) lists[0].push_back(g);
+      INFO("P = " << p << ", blocks of " << len);
+      const auto ind = indirect_side<void>(lists, n);
+      const auto block = regular_side(Block::mapping(Block{}, n, p));
+      for (const bool into : {true, false}) {
+        const auto plans = into ? plans_of(block, ind, n) : plans_of(ind, block, n);
+        for (const Plan& plan : plans) {
+          const Stage<Run>& st = plan.only();
+          index_t listed = 0;
+          auto check = [&](const Message& m) {
+            if (m.size == 0) return;
+            // A message is listed when it has two runs or more and they average fewer than 4
+            // elements (a list's runs counted where its places stop continuing each other).
+            index_t runs = static_cast<index_t>(m.nruns);
+            if (m.listed()) {
+              const auto s = st.src_list(m), d = st.dst_list(m);
+              runs = 1;
+              for (std::size_t k = 1; k < s.size(); ++k) runs += s[k] != s[k - 1] + 1 || d[k] != d[k - 1] + 1;
+            }
+            CHECK(m.listed() == (runs > 1 && m.size < 4 * runs));
+            if (m.listed()) {
+              CHECK(m.nruns == 0);
+              CHECK_FALSE(m.direct);
+              CHECK(st.src_list(m).size() == static_cast<std::size_t>(m.size));
+              listed += m.size;
+            }
+          };
+          check(st.local);
+          for (const Message& m : st.sends) check(m);
+          for (const Message& m : st.recvs) check(m);
+          CHECK(st.list.size() == 2 * static_cast<std::size_t>(listed));
+          if (len == 1 && p > 1) CHECK(listed > 0);
+          if (len >= 4) CHECK(st.list.empty());
+        }
+        if (into) check_against_oracle(block, ind, n);
+        else check_against_oracle(ind, block, n);
+      }
+      check_against_oracle(ind, indirect_side<void>(lists, n), n);
+    }
+  }
+}
+
 TEST_CASE("indirect: random lists with ghosts, against the oracle, with every 1-D distribution", "[indirect]") {
   std::mt19937 rng(20261128);
   for (int p : {1, 2, 3, 5, 8, 16, 64}) {

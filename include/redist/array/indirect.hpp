@@ -35,7 +35,7 @@ namespace redist::detail {
 /// is a redist::error on every rank, before anything moves.
 template <class T>
 void exchange_records_into(MPI_Comm comm, const Outbox<T>& out, std::vector<index_t>& in_counts, const char* what,
-                           std::vector<T>& in) {
+                           records<T>& in) {
   int p = 1;
   runtime::detail::check(MPI_Comm_size(comm, &p), "MPI_Comm_size");
   static_assert(sizeof(long long) == sizeof(index_t));
@@ -77,8 +77,8 @@ void exchange_records_into(MPI_Comm comm, const Outbox<T>& out, std::vector<inde
 
 /// exchange_records_into a new vector: the records received.
 template <class T>
-std::vector<T> exchange_records(MPI_Comm comm, const Outbox<T>& out, std::vector<index_t>& in_counts, const char* what) {
-  std::vector<T> in;
+records<T> exchange_records(MPI_Comm comm, const Outbox<T>& out, std::vector<index_t>& in_counts, const char* what) {
+  records<T> in;
   exchange_records_into(comm, out, in_counts, what, in);
   return in;
 }
@@ -104,7 +104,7 @@ std::shared_ptr<const IndirectDirectory> make_indirect_directory(const boost::mp
                      ", communicator of " + std::to_string(comm.size()) + ")");
   const Outbox<DirectoryEntry> requests = directory_requests(m.indices(), m.size(), comm.size());
   std::vector<index_t> counts;
-  const std::vector<DirectoryEntry> in = exchange_records(c, requests, counts, "an Indirect layout");
+  const records<DirectoryEntry> in = exchange_records(c, requests, counts, "an Indirect layout");
   auto dir = std::make_shared<IndirectDirectory>(make_directory(comm.rank(), m.size(), comm.size(), in, counts));
   dir->list_runs = list_runs(m.indices(), comm.rank(), m.indices().size() / 8);
   // The first unheld index, and (negated, so one MIN finds both) whether any part holds copies.
@@ -143,8 +143,13 @@ constexpr bool folds_as_source(const M& m) noexcept {
 /// side's from its directory part, a regular side's by formula) make the moves (directory_moves),
 /// which go to the ranks that send or receive them (one MPI_Alltoallv). Collective; O(the pieces
 /// + the moves).
+struct PairMoves {
+  records<IndirectMove> made;      ///< by formula, on this rank
+  records<IndirectMove> received;  ///< from the formula's side, or from the directory
+  IndirectMoves view() const noexcept { return {made, received}; }
+};
 template <class From, class To>
-std::vector<IndirectMove> indirect_pair_moves(const boost::mpi::communicator& comm, const From& from, const To& to) {
+PairMoves indirect_pair_moves(const boost::mpi::communicator& comm, const From& from, const To& to) {
   // The directory reads a regular side's 1-D mapping by formula, its processes being the ranks:
   // a rank-1 layout on some of the ranks, or with an offset, a rank map or padding, is not that.
   auto linear = [](const auto& l) {
@@ -184,10 +189,11 @@ std::vector<IndirectMove> indirect_pair_moves(const boost::mpi::communicator& co
     const IndirectDirectory* dir = directory_of(im);
     if (formula_pair(source, !std::is_void_v<typename IM::op_type>, dir->copies,
                      replicated_mapping_of(rm) || partial_mapping_of(rm))) {
-      std::vector<IndirectMove> moves = formula_moves(im.indices(), dir->list_runs, rm, comm.rank(), source);
+      PairMoves moves;
+      moves.made = formula_moves(im.indices(), dir->list_runs, rm, comm.rank(), source);
       std::vector<index_t> counts;
-      const Outbox<IndirectMove> out = moves_to_peers(moves, comm.rank(), comm.size());
-      exchange_records_into(static_cast<MPI_Comm>(comm), out, counts, "b = a with an Indirect layout", moves);
+      const Outbox<IndirectMove> out = moves_to_peers(moves.made, comm.rank(), comm.size());
+      exchange_records_into(static_cast<MPI_Comm>(comm), out, counts, "b = a with an Indirect layout", moves.received);
       return moves;
     }
   }
@@ -201,7 +207,9 @@ std::vector<IndirectMove> indirect_pair_moves(const boost::mpi::communicator& co
   directory_moves(lo, hi, src, dst, folds_as_source(fm), every, comm.size(), per);
   const Outbox<IndirectMove> out = outbox_of(per);
   std::vector<index_t> counts;
-  return exchange_records(static_cast<MPI_Comm>(comm), out, counts, "b = a with an Indirect layout");
+  PairMoves moves;
+  moves.received = exchange_records(static_cast<MPI_Comm>(comm), out, counts, "b = a with an Indirect layout");
+  return moves;
 }
 
 /// f() with the moves of from -> to in scope (indirect_moves_scope) when one of them is an
@@ -210,8 +218,8 @@ std::vector<IndirectMove> indirect_pair_moves(const boost::mpi::communicator& co
 template <class From, class To, class F>
 decltype(auto) with_directory_moves(const From& from, const To& to, const boost::mpi::communicator& comm, F&& f) {
   if constexpr (indirect_layout<From> || indirect_layout<To>) {
-    std::vector<IndirectMove> moves = indirect_pair_moves(comm, from, to);
-    const std::span<IndirectMove> view(moves);
+    const PairMoves moves = indirect_pair_moves(comm, from, to);
+    const IndirectMoves view = moves.view();
     const indirect_moves_scope scope(view);
     return f();
   } else {
@@ -277,7 +285,7 @@ struct indirect_from_owners {
     for (std::size_t i = 0; i < map.size(); ++i) per[static_cast<std::size_t>(map[i])].push_back(lo + static_cast<index_t>(i));
     // (every owner is in [0, P) here)
     std::vector<index_t> counts;
-    std::vector<index_t> mine_indices = exchange_records(c, outbox_of(per), counts, "redist::Indirect::from_owners");
+    records<index_t> mine_indices = exchange_records(c, outbox_of(per), counts, "redist::Indirect::from_owners");
     std::sort(mine_indices.begin(), mine_indices.end());
     return Indirect<Op>(mine_indices);
   }

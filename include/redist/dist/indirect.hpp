@@ -26,11 +26,12 @@ namespace redist {
 /// collectively, when an array of the layout is made (array/indirect.hpp); read when a plan with
 /// it is made.
 struct IndirectDirectory {
+  /// A record (trivial: the buffers MPI fills with them are not zeroed first; `Piece{}` is all 0).
   struct Piece {
-    index_t index = 0;
-    index_t len = 0;
-    int rank = 0;
-    index_t local = 0;
+    index_t index;
+    index_t len;
+    int rank;
+    index_t local;
     index_t end() const noexcept { return index + len; }
     friend constexpr bool operator==(const Piece&, const Piece&) = default;
   };

@@ -43,7 +43,7 @@ bool gathers(const Stage<R>& st) {
   if (out != in || std::adjacent_find(out.begin(), out.end()) != out.end()) return false;
   for (const Message& m : st.sends) {
     const Message& first = st.sends.front();
-    if (m.nruns != first.nruns || m.size != first.size) return false;
+    if (m.listed() || first.listed() || m.nruns != first.nruns || m.size != first.size) return false;
     for (std::size_t k = 0; k < m.nruns; ++k)
       if (!same_source(st.runs[m.first + k], st.runs[first.first + k])) return false;
   }

@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <memory>
+#include <new>
 #include <span>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,12 +33,38 @@ inline std::pair<index_t, index_t> directory_range(int d, index_t n, int nprocs)
   return {lo, std::min(n, lo + b)};
 }
 
+/// The allocator of record buffers: it default-initializes, so that a buffer of trivial records
+/// (IndirectMove, DirectoryEntry) that MPI or a counting sort is about to fill is not written
+/// first (a permutation's are a record per element).
+template <class T>
+struct records_allocator : std::allocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = records_allocator<U>;
+  };
+  records_allocator() = default;
+  template <class U>
+  records_allocator(const records_allocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+/// A buffer of records (records_allocator).
+template <class T>
+using records = std::vector<T, records_allocator<T>>;
+
 /// Records for every rank of a communicator, as one MPI_Alltoallv sends them: counts[q] records
 /// for rank q, one rank's after the other's in data.
 template <class T>
 struct Outbox {
   std::vector<index_t> counts;
-  std::vector<T> data;
+  records<T> data;
 };
 
 /// The records of per[q] for each rank q, as one Outbox (per is emptied).
@@ -55,11 +84,12 @@ Outbox<T> outbox_of(std::vector<std::vector<T>>& per) {
 }
 
 /// A request to the directory: the sender holds [index, index + len) at its local places
-/// [local, local + len) (a run of its list: consecutive indices at consecutive places).
+/// [local, local + len) (a run of its list: consecutive indices at consecutive places). A record:
+/// trivial, so that the buffers MPI fills with them are not initialized first.
 struct DirectoryEntry {
-  index_t index = 0;
-  index_t local = 0;
-  index_t len = 0;
+  index_t index;
+  index_t local;
+  index_t len;
 };
 
 /// The requests of a rank that holds `indices` (in local order): its list cut into runs of
@@ -204,9 +234,8 @@ inline std::vector<IndirectDirectory::Piece> list_runs(std::span<const index_t> 
 /// Appends the moves of the run [g, g + len) at this rank's places [l, l + len) with a regular 1-D
 /// mapping m (formula_pair): the run cut where an owner's block of LDDs ends, each piece a move
 /// between this rank (`me`) and its owner, from this rank when `indirect_is_source`, else to it.
-template <class M>
-void append_formula_moves(index_t g, index_t l, index_t len, const M& m, int me, bool indirect_is_source,
-                          std::vector<IndirectMove>& moves) {
+template <class M, class V>
+void append_formula_moves(index_t g, index_t l, index_t len, const M& m, int me, bool indirect_is_source, V& moves) {
   while (len > 0) {
     const int o = m.owner(g);
     const index_t k = len == 1 ? 1 : std::min(len, ldd_block_end(m, o, g) - g);
@@ -223,9 +252,9 @@ void append_formula_moves(index_t g, index_t l, index_t len, const M& m, int me,
 /// `indices`) cut where an owner's block of LDDs ends (append_formula_moves). O(the runs) with
 /// runs kept, else O(the list); one formula call per piece.
 template <class M>
-std::vector<IndirectMove> formula_moves(std::span<const index_t> indices, std::span<const IndirectDirectory::Piece> runs,
-                                        const M& m, int me, bool indirect_is_source) {
-  std::vector<IndirectMove> moves;
+records<IndirectMove> formula_moves(std::span<const index_t> indices, std::span<const IndirectDirectory::Piece> runs,
+                                    const M& m, int me, bool indirect_is_source) {
+  records<IndirectMove> moves;
   if (!runs.empty() || indices.empty()) {
     for (const auto& r : runs) append_formula_moves(r.index, r.local, r.len, m, me, indirect_is_source, moves);
     return moves;
@@ -419,6 +448,8 @@ template <class R>
 std::vector<unsigned char> written_places(const BasicPlan<R>& plan, index_t size) {
   std::vector<unsigned char> mask(static_cast<std::size_t>(size), 0);
   auto mark = [&](const Stage<R>& st, const Message& m) {
+    if (m.listed())
+      for (index_t place : st.dst_list(m)) mask[static_cast<std::size_t>(place)] = 1;
     for (const R& r : st.runs_of(m))
       for (index_t j = 0; j < r.count; ++j)
         for (index_t e = 0; e < r.len; ++e) mask[static_cast<std::size_t>(r.dst + j * r.dst_stride + e * r.dst_step)] = 1;

@@ -12,13 +12,14 @@ namespace redist {
 /// A run of a redistribution with an Indirect layout: rank `from`'s local elements [src, src + len)
 /// go to rank `to`'s local elements [dst, dst + len) (from == to: a local copy). The distributed
 /// directory, or the formula of a regular side (plan/indirect.hpp), gives each rank the moves it
-/// takes part in; the plan builder turns them into messages of runs.
+/// takes part in; the plan builder turns them into messages of runs. A record: trivial, so that
+/// the buffers MPI fills with a permutation's moves (one per element) are not initialized first.
 struct IndirectMove {
-  int from = 0;
-  int to = 0;
-  index_t src = 0;
-  index_t dst = 0;
-  index_t len = 1;
+  int from;
+  int to;
+  index_t src;
+  index_t dst;
+  index_t len;
   friend constexpr bool operator==(const IndirectMove&, const IndirectMove&) = default;
 };
 
@@ -43,28 +44,31 @@ struct indirect_layout_t<L> : indirect_layout_t<std::remove_cvref_t<decltype(std
 template <class L>
 inline constexpr bool indirect_layout = indirect_layout_t<L>::value;
 
+/// This rank's moves for a plan with an Indirect layout, in two parts read in order: those it made
+/// (by formula) and those it received (from the formula's side or the directory).
+struct IndirectMoves {
+  std::span<const IndirectMove> made, received;
+};
+
 /// The moves of this rank for the plan being built on this thread with an Indirect layout (set by
 /// an indirect_moves_scope: the array layer's, which made them by formula or asked the directory
 /// for them), or none.
-inline const std::span<IndirectMove>*& indirect_moves() noexcept {
-  thread_local const std::span<IndirectMove>* moves = nullptr;
+inline const IndirectMoves*& indirect_moves() noexcept {
+  thread_local const IndirectMoves* moves = nullptr;
   return moves;
 }
 /// While it lives, the plans built on this thread with an Indirect layout are made of `moves`
 /// (the previous ones come back when it ends). A plan stays a function of its inputs: the moves
-/// are what the formula or the directory gave for this pair and this rank (the plan builder
-/// reorders them in place: the same moves).
+/// are what the formula or the directory gave for this pair and this rank.
 class indirect_moves_scope {
  public:
-  explicit indirect_moves_scope(const std::span<IndirectMove>& moves) noexcept : saved_{indirect_moves()} {
-    indirect_moves() = &moves;
-  }
+  explicit indirect_moves_scope(const IndirectMoves& moves) noexcept : saved_{indirect_moves()} { indirect_moves() = &moves; }
   indirect_moves_scope(const indirect_moves_scope&) = delete;
   indirect_moves_scope& operator=(const indirect_moves_scope&) = delete;
   ~indirect_moves_scope() { indirect_moves() = saved_; }
 
  private:
-  const std::span<IndirectMove>* saved_;
+  const IndirectMoves* saved_;
 };
 }  // namespace detail
 

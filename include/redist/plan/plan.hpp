@@ -53,7 +53,10 @@ enum class Buffer : unsigned char {
 };
 
 /// The runs exchanged with one peer: runs[first, first + nruns) of the stage, packed in that order
-/// (or in the order of the stage's walks).
+/// (or in the order of the stage's walks). Or, for a message whose pieces are mostly single
+/// elements (an Indirect layout's permutation), an element list (list_at >= 0, nruns 0): its
+/// elements in packed order are at the local places Stage::src_list(m) of the source and
+/// Stage::dst_list(m) of the destination, 16 bytes an element where a run is 64.
 struct Message {
   int peer = -1;
   std::size_t first = 0;
@@ -64,6 +67,10 @@ struct Message {
   /// A receive that lands in the relay area at this offset and stays there: its runs in the relay
   /// area (Stage::in_relay) are already in place, the others are unpacked from it. -1: none.
   index_t relay_at = -1;
+  /// An element list: its source places at Stage::list[list_at, list_at + size), its destination
+  /// places after them. -1: runs.
+  index_t list_at = -1;
+  bool listed() const noexcept { return list_at >= 0; }
   friend bool operator==(const Message&, const Message&) = default;
 };
 
@@ -141,9 +148,27 @@ struct Stage {
   bool forwards = false;
   index_t relay = 0;                      ///< elements of the relay area
   Cycles cycles;
+  /// The element lists of listed messages (Message::list_at): per message, its source places,
+  /// then its destination places, both in packed order. Empty when no message is listed.
+  std::vector<index_t> list;
 
   std::span<const R> runs_of(const Message& m) const noexcept {
     return std::span<const R>(runs).subspan(m.first, m.nruns);
+  }
+  /// A listed message's source places, in packed order.
+  std::span<const index_t> src_list(const Message& m) const noexcept {
+    return std::span<const index_t>(list).subspan(static_cast<std::size_t>(m.list_at), static_cast<std::size_t>(m.size));
+  }
+  /// A listed message's destination places, in packed order.
+  std::span<const index_t> dst_list(const Message& m) const noexcept {
+    return std::span<const index_t>(list).subspan(static_cast<std::size_t>(m.list_at + m.size), static_cast<std::size_t>(m.size));
+  }
+  /// Whether some message of the stage (or its local copy) is an element list.
+  bool any_listed() const noexcept { return !list.empty(); }
+  /// What identifies the stage's pieces while the plan lives (its runs' storage, else its lists'):
+  /// the key under which the runtime keeps what it made for them (types, windows, graphs).
+  const void* identity() const noexcept {
+    return runs.data() != nullptr ? static_cast<const void*>(runs.data()) : static_cast<const void*>(list.data());
   }
   bool relayed(std::size_t run) const noexcept { return !in_relay.empty() && in_relay[run] != 0; }
   index_t elements_sent() const noexcept {
@@ -375,69 +400,112 @@ void add_messages(Stage<R>& st, int rank, int nprocs, Send&& send, Receive&& rec
 
 namespace detail {
 /// The plan of `rank` made of its moves (an Indirect layout's, by formula or from the directory,
-/// plan/indirect.hpp): per peer the moves it sends and receives, both sides in the order of
-/// (source index, destination index), consecutive ones joined into runs (append_run), so that a
-/// list that is really a block costs what a block costs; the local moves copied directly; one
-/// all-at-once step. Sender and receiver hold the same moves (perhaps cut differently: the
-/// joining makes the same maximal runs of them), so they make the same runs. Reorders `moves` in
-/// place (no copy of them: a permutation's are an element each).
-inline Plan plan_of_moves(std::span<IndirectMove> moves, int rank, int nprocs) {
+/// plan/indirect.hpp): per peer the moves it sends and receives, in the order the moves come (the
+/// same on both ends: the formula's side made them, or the directory sent them to both, in one
+/// order), consecutive ones joined into runs (append_run), so that a list that is really a block
+/// costs what a block costs; the local moves copied directly; one all-at-once step. A message (or
+/// the local copy) whose runs would average fewer than `list_below` elements is an element list
+/// instead (Message::list_at: 16 bytes an element, where a run is 64). Two passes over the moves
+/// (count, then write each in its place): O(moves + P), no sort.
+inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, index_t list_below = 4) {
   Plan plan;
   plan.rank = rank;
   plan.nprocs = nprocs;
   Stage<Run>& st = plan.stages.emplace_back();
-  // One counting sort by slot, in place (the local copy, then the sends by receiver, then the
-  // receives by sender, then the moves not this rank's: O(moves + P)), then each slot's moves by
-  // (source index, destination index) where they are not in that order already (the directory's
-  // answers come in index order, which is often the source's).
+  // Slots: the local copy, then the sends by receiver, then the receives by sender, then the
+  // moves not this rank's.
   const auto np = static_cast<std::size_t>(nprocs);
+  const std::size_t slots = 2 * np + 2;
   auto slot = [&](const IndirectMove& m) -> std::size_t {
     if (m.from == rank) return m.to == rank ? 0 : 1 + static_cast<std::size_t>(m.to);
-    return m.to == rank ? 1 + np + static_cast<std::size_t>(m.from) : 2 * np + 1;  // the last: not this rank's
+    return m.to == rank ? 1 + np + static_cast<std::size_t>(m.from) : 2 * np + 1;
   };
-  std::vector<std::size_t> start(2 * np + 3, 0);
-  for (const IndirectMove& m : moves) ++start[slot(m) + 1];
-  for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
-  {
-    // Each slot filled from its start: a move out of place is swapped to the next free place of
-    // its own slot (every swap puts one move where it belongs).
-    std::vector<std::size_t> at(start.begin(), start.end() - 1);
-    for (std::size_t k = 0; k + 1 < at.size(); ++k)
-      while (at[k] < start[k + 1]) {
-        const std::size_t s = slot(moves[at[k]]);
-        if (s == k) ++at[k];
-        else std::swap(moves[at[k]], moves[at[s]++]);
-      }
-  }
-  const std::span<IndirectMove> sorted = moves.first(start[2 * np + 1]);
-  auto by_index = [](const IndirectMove& a, const IndirectMove& b) { return std::pair(a.src, a.dst) < std::pair(b.src, b.dst); };
-  for (std::size_t k = 0; k <= 2 * np; ++k) {
-    const auto first = sorted.begin() + static_cast<std::ptrdiff_t>(start[k]), last = sorted.begin() + static_cast<std::ptrdiff_t>(start[k + 1]);
-    if (!std::is_sorted(first, last, by_index)) std::sort(first, last, by_index);
-  }
-  // Each message's runs straight into st.runs (at most one per move: reserved once).
-  st.runs.reserve(sorted.size());
-  auto message = [&](std::size_t k, int peer, side where) {
-    const std::size_t first = st.runs.size();
-    for (std::size_t i = start[k]; i < start[k + 1]; ++i) {
-      const IndirectMove& m = sorted[i];
-      append_run(st.runs, Run{m.src, m.dst, m.len, m.len, m.len, 1}, first);
+  // Pass 1: per slot, its elements and its runs once consecutive moves are joined.
+  std::vector<index_t> elems(slots, 0), nruns(slots, 0), src_end(slots, -1), dst_end(slots, -1);
+  auto joins = [&](std::size_t k, const IndirectMove& m) { return src_end[k] == m.src && dst_end[k] == m.dst; };
+  auto each = [&](auto&& f) {
+    for (const IndirectMove& m : moves.made) f(m);
+    for (const IndirectMove& m : moves.received) f(m);
+  };
+  each([&](const IndirectMove& m) {
+    const std::size_t k = slot(m);
+    if (m.len <= 0 || k == slots - 1) return;
+    elems[k] += m.len;
+    if (!joins(k, m)) ++nruns[k];
+    src_end[k] = m.src + m.len;
+    dst_end[k] = m.dst + m.len;
+  });
+  // Where each slot's runs (or list) go.
+  std::vector<unsigned char> listed(slots, 0);
+  std::vector<std::size_t> at(slots, 0);
+  std::size_t runs = 0, listed_elems = 0;
+  for (std::size_t k = 0; k + 1 < slots; ++k) {
+    listed[k] = nruns[k] > 1 && elems[k] < list_below * nruns[k] ? 1 : 0;
+    if (listed[k] != 0) {
+      at[k] = listed_elems;
+      listed_elems += 2 * static_cast<std::size_t>(elems[k]);
+    } else {
+      at[k] = runs;
+      runs += static_cast<std::size_t>(nruns[k]);
     }
-    return message_of_runs(st, peer, where, first);
+  }
+  st.runs.resize(runs);
+  st.list.resize(listed_elems);
+  std::vector<std::size_t> next(at);
+  // Pass 2: each move into its slot's runs (joined to the slot's last run where it continues it)
+  // or its list (sources, then destinations).
+  std::fill(src_end.begin(), src_end.end(), -1);
+  std::fill(dst_end.begin(), dst_end.end(), -1);
+  each([&](const IndirectMove& m) {
+    const std::size_t k = slot(m);
+    if (m.len <= 0 || k == slots - 1) return;
+    if (listed[k] != 0) {
+      index_t* s = st.list.data() + next[k];
+      index_t* d = s + elems[k];
+      for (index_t j = 0; j < m.len; ++j) {
+        s[j] = m.src + j;
+        d[j] = m.dst + j;
+      }
+      next[k] += static_cast<std::size_t>(m.len);
+    } else if (joins(k, m)) {
+      Run& r = st.runs[next[k] - 1];
+      r.len += m.len;
+      r.src_stride = r.dst_stride = r.len;
+    } else {
+      st.runs[next[k]++] = Run{m.src, m.dst, m.len, m.len, m.len, 1};
+    }
+    src_end[k] = m.src + m.len;
+    dst_end[k] = m.dst + m.len;
+  });
+  auto message = [&](std::size_t k, int peer, side where) {
+    Message msg;
+    msg.peer = peer;
+    msg.size = elems[k];
+    if (listed[k] != 0) {
+      msg.list_at = static_cast<index_t>(at[k]);
+      return msg;
+    }
+    msg.first = at[k];
+    msg.nruns = static_cast<std::size_t>(nruns[k]);
+    msg.direct = msg.nruns > 0 && contiguous_chain(st.runs_of(msg), where);
+    return msg;
   };
   st.local = message(0, rank, side::src);
   std::vector<int> to, from;  // the peers
   for (std::size_t q = 0; q < np; ++q) {
-    if (start[2 + q] > start[1 + q]) to.push_back(static_cast<int>(q));
-    if (start[2 + np + q] > start[1 + np + q]) from.push_back(static_cast<int>(q));
+    if (elems[1 + q] > 0) to.push_back(static_cast<int>(q));
+    if (elems[1 + np + q] > 0) from.push_back(static_cast<int>(q));
   }
   order_peers(to, rank, nprocs, 1);
   order_peers(from, rank, nprocs, -1);
   for (int q : to) st.sends.push_back(message(1 + static_cast<std::size_t>(q), q, side::src));
   for (int q : from) st.recvs.push_back(message(1 + np + static_cast<std::size_t>(q), q, side::dst));
   st.schedule = schedule::make_all_at_once(st.sends.size(), st.recvs.size());
-  if (st.runs.size() < st.runs.capacity() / 2) st.runs.shrink_to_fit();
   return plan;
+}
+/// plan_of_moves of one list of moves.
+inline Plan plan_of_moves(std::span<const IndirectMove> moves, int rank, int nprocs, index_t list_below = 4) {
+  return plan_of_moves(IndirectMoves{moves, {}}, rank, nprocs, list_below);
 }
 }  // namespace detail
 

@@ -654,12 +654,17 @@ std::pair<bool, bool> short_node_pieces(const P& p, const Node& node) {
   if (p.plan->stages.size() != 1) return {false, false};
   const auto& st = p.plan->stages[0];
   index_t elems = 0, pieces = 0;
-  for (const Message& m : st.recvs)
-    if (node.holds(m.peer))
-      for (std::size_t k = m.first; k < m.first + m.nruns; ++k) {
-        elems += st.runs[k].size();
-        pieces += source_pieces(st.runs[k]);
-      }
+  for (const Message& m : st.recvs) {
+    if (!node.holds(m.peer)) continue;
+    if (m.listed()) {
+      elems += m.size;  // an element list: each element a read of its own
+      pieces += m.size;
+    }
+    for (std::size_t k = m.first; k < m.first + m.nruns; ++k) {
+      elems += st.runs[k].size();
+      pieces += source_pieces(st.runs[k]);
+    }
+  }
   return {static_cast<std::size_t>(elems) * sizeof(T) < staged_piece_bytes * static_cast<std::size_t>(pieces), elems > 0};
 }
 
@@ -667,7 +672,7 @@ std::pair<bool, bool> short_node_pieces(const P& p, const Node& node) {
 template <class P>
 void node_facts(const P& p, const Node& node) {
   Workspace& ws = *p.ws;
-  const void* key = p.plan->stages.empty() ? nullptr : static_cast<const void*>(p.plan->stages[0].runs.data());
+  const void* key = p.plan->stages.empty() ? nullptr : p.plan->stages[0].identity();
   if (ws.node_facts_for == key && ws.node_facts_plan == p.plan && ws.node_facts_on == &node && key != nullptr) return;
   std::tie(ws.node_short, ws.node_any) = short_node_pieces(p, node);
   ws.node_staging_bytes = staging_bytes(p, node);
@@ -721,8 +726,8 @@ bool pack_staging(P& p, const Node& node) {
 template <class T, class R, class Op = assign_op>
 void copy_local_and_staged(const Stage<R>& st, std::span<const T> src, std::span<T> dst, Workspace& ws, const Node& node,
                            const Op& op = {}) {
-  if (ws.local_assigns && !Op::assigns) copy(st.runs_of(st.local), src.data(), dst.data());
-  else copy(st.runs_of(st.local), src.data(), dst.data(), op);
+  if (ws.local_assigns && !Op::assigns) copy_message(st, st.local, src.data(), dst.data());
+  else copy_message(st, st.local, src.data(), dst.data(), op);
   const auto me = static_cast<std::size_t>(node.rank);
   const bool cycles = st.cycles && !st.forwards;
   ws.staging_in.assign(st.recvs.size(), nullptr);
@@ -757,10 +762,10 @@ void copy_local_and_node(const Stage<R>& st, const void* plan, std::span<const T
                          const SharedSegment& node, const Op& op = {}) {
   auto on_node = [&](const Message& m) { return node.node().holds(m.peer); };
   const bool first = ws.local_assigns && !Op::assigns;
-  if (first) copy(st.runs_of(st.local), src.data(), dst.data());
+  if (first) copy_message(st, st.local, src.data(), dst.data());
   ws.copy_from.clear();
   ws.copy_from.push_back(plan);
-  ws.copy_from.push_back(st.runs.data());
+  ws.copy_from.push_back(st.identity());
   ws.copy_from.push_back(src.data());
   ws.copy_from.push_back(first ? &ws : nullptr);  // the local runs among the items, or copied first
   for (const Message& m : st.recvs)
@@ -777,6 +782,11 @@ void copy_local_and_node(const Stage<R>& st, const void* plan, std::span<const T
     ws.copied_from = ws.copy_from;
   }
   copy_gathered<T>(std::span<const R>(st.runs), std::span<const CopyItem>(ws.copies), ws.copies_alone, dst.data(), op);
+  // Element lists (no copy items: an item per element would be larger than the list), after the
+  // runs: the local one unless copied first, then the node peers'.
+  if (!first && st.local.listed()) copy_message(st, st.local, src.data(), dst.data(), op);
+  for (const Message& m : st.recvs)
+    if (m.listed() && on_node(m)) copy_message(st, m, reinterpret_cast<const T*>(node.peer(m.peer)), dst.data(), op);
 }
 
 /// Makes part p's Aggregation (Wire::node_aggregated) for the node partition `nodes`: its node's
@@ -914,7 +924,7 @@ void make_aggregation(P& p, const Node& nodes) {
   check(MPI_Barrier(nodes.comm), "MPI_Barrier");
   ag.out.reserve(out_bytes);
   ag.requests.reserve(ag.outs.size() + ag.ins.size());
-  ag.made_for = st.runs.data();
+  ag.made_for = st.identity();
   ag.plan = p.plan;
   ag.on = &nodes;
 }
@@ -986,7 +996,7 @@ bool make_group(const BasicPlan<R>& plan, MPI_Comm comm, WireResources& r, Wire 
   }
   r.group = g;
   r.group_of = comm;
-  r.group_for = st->runs.data();
+  r.group_for = st->identity();
   r.members = std::move(members);
   r.group_wire = wire;
   return true;
@@ -1155,7 +1165,7 @@ class Runner {
         s_.group_steps.assign(1, {std::size_t{0}, st.schedule.size()});
         s_.groups = 1;
         const Aggregation& ag = p.ws->aggregation;
-        if (ag.window == nullptr || ag.made_for != static_cast<const void*>(st.runs.data()) || ag.plan != p.plan ||
+        if (ag.window == nullptr || ag.made_for != st.identity() || ag.plan != p.plan ||
             ag.on != s_.nodes.get())
           make_aggregation(p, *s_.nodes);  // collective on the node: every rank's first run of this plan
       }
@@ -1342,7 +1352,7 @@ class Runner {
       MPI_Comm c = comm_;
       std::size_t nout = 0, nin = 0;
       if (graph) {
-        if (r.graph == MPI_COMM_NULL || r.graph_of != comm_ || r.graph_for != static_cast<const void*>(st.runs.data())) {
+        if (r.graph == MPI_COMM_NULL || r.graph_of != comm_ || r.graph_for != st.identity()) {
           // Collective over comm: every rank's first run on this wire makes it.
           r.release_graph();
           for (const Message& m : st.recvs) r.sources.push_back(m.peer);
@@ -1352,7 +1362,7 @@ class Runner {
             v->erase(std::unique(v->begin(), v->end()), v->end());
           }
           r.make_graph(comm_);
-          r.graph_for = st.runs.data();
+          r.graph_for = st.identity();
         }
         c = r.graph;
         nout = r.destinations.size();
@@ -1502,7 +1512,7 @@ class Runner {
     REDIST_EXPECTS(s_.node == nullptr,
                    "redist: Wire::allgatherv requires the message path (no rank copying from node peers: the decision's choice)");
     auto& r = s_.wire_resources;
-    if (r.group == MPI_COMM_NULL || r.group_of != comm_ || r.group_for != static_cast<const void*>(st.runs.data()) ||
+    if (r.group == MPI_COMM_NULL || r.group_of != comm_ || r.group_for != st.identity() ||
         r.group_wire != Wire::allgatherv)
       REDIST_EXPECTS(make_gather_group(*p.plan, comm_, r),
                      "redist: Wire::allgatherv requires a plan whose ranks gather within groups (the decision's choice)");
@@ -1587,7 +1597,7 @@ class Runner {
   void post_reduction(P& p, const St& st, MPI_Op op) {
     using T = typename P::value_type;
     auto& r = s_.wire_resources;
-    if (r.group == MPI_COMM_NULL || r.group_of != comm_ || r.group_for != static_cast<const void*>(st.runs.data()) ||
+    if (r.group == MPI_COMM_NULL || r.group_of != comm_ || r.group_for != st.identity() ||
         r.group_wire != s_.wire)
       REDIST_EXPECTS(make_reduce_group(*p.plan, comm_, r, s_.wire),
                      "redist: a reduction wire requires a plan whose ranks reduce within groups (the decision's choice)");
@@ -1958,13 +1968,13 @@ class Runner {
         with_store(p.store, [&](const auto& op) { copy_local_and_node(st, p.plan, p.src, p.dst, *p.ws, *p.source, op); });
         if (timed && ++p.ws->pull_runs > 1) p.ws->pull_seconds = least(p.ws->pull_seconds, MPI_Wtime() - t0);
         any = true;
-      } else if (s_.mode != by_cycles && st.local.nruns > 0) {
+      } else if (s_.mode != by_cycles && (st.local.nruns > 0 || st.local.listed())) {
         const T* from = buffer_of(p, st.from);
         T* to = buffer_of(p, st.to);
         if (st.to == Buffer::destination && !p.ws->local_assigns)
-          with_store(p.store, [&](const auto& op) { copy(st.runs_of(st.local), from, to, op); });
+          with_store(p.store, [&](const auto& op) { copy_message(st, st.local, from, to, op); });
         else
-          copy(st.runs_of(st.local), from, to);
+          copy_message(st, st.local, from, to);
       }
     });
     // The node's ranks are done reading each other's sources when this barrier completes.

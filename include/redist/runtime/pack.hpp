@@ -509,6 +509,35 @@ void run_one(const Walk& w, std::size_t i, index_t lo, index_t hi, Copy&& copy) 
 }
 }  // namespace detail
 
+namespace detail {
+/// out[k] = src[places[k]]: an element list's pack.
+template <class T>
+inline void gather(std::span<const index_t> places, const T* src, T* out) {
+  const std::size_t n = places.size();
+  for (std::size_t k = 0; k < n; ++k) out[k] = src[places[k]];
+}
+/// dst[places[k]] stored by op from in[k]: an element list's unpack.
+template <class T, class Op>
+inline void scatter(std::span<const index_t> places, const T* in, T* dst, const Op& op) {
+  const std::size_t n = places.size();
+  for (std::size_t k = 0; k < n; ++k) op(dst[places[k]], in[k]);
+}
+/// dst[to[k]] stored by op from src[from[k]]: an element list's copy.
+template <class T, class Op>
+inline void copy_listed(std::span<const index_t> from, std::span<const index_t> to, const T* src, T* dst, const Op& op) {
+  const std::size_t n = from.size();
+  for (std::size_t k = 0; k < n; ++k) op(dst[to[k]], src[from[k]]);
+}
+}  // namespace detail
+
+/// Copies message m of stage st (its local copy, or a receive read from the peer's source) from
+/// src straight into dst, each element stored by op: by its runs, or by its element lists.
+template <class T, class R, class Op = assign_op>
+inline void copy_message(const Stage<R>& st, const Message& m, const T* src, T* dst, const Op& op = {}) {
+  if (m.listed()) detail::copy_listed(st.src_list(m), st.dst_list(m), src, dst, op);
+  else copy(st.runs_of(m), src, dst, op);
+}
+
 /// Pack the elements [lo, hi) of the packed order of send i of stage st into out (hi < 0: to the
 /// end): by the stage's send walk where it has one (the sender's storage order), else by its runs.
 /// A run in the relay area (Stage::in_relay) is read from `relay`, the others from src.
@@ -518,7 +547,9 @@ inline void pack_message(const Stage<R>& st, std::size_t i, const T* src, T* out
   static_assert(std::is_trivially_copyable_v<T>);
   const Message& m = st.sends[i];
   if (hi < 0) hi = m.size;
-  if (!st.in_relay.empty()) {
+  if (m.listed()) {
+    detail::gather(st.src_list(m).subspan(static_cast<std::size_t>(lo), static_cast<std::size_t>(hi - lo)), src, out);
+  } else if (!st.in_relay.empty()) {
     // A stage that forwards moves whole messages (no pieces, no walk).
     for (std::size_t k = m.first; k < m.first + m.nruns; ++k) {
       pack(std::span<const R>(&st.runs[k], 1), st.relayed(k) ? relay : src, out);
@@ -546,6 +577,10 @@ inline void unpack_message(const Stage<R>& st, std::size_t i, const T* in, T* ds
   static_assert(std::is_trivially_copyable_v<T>);
   const Message& m = st.recvs[i];
   if (hi < 0) hi = m.size;
+  if (m.listed()) {
+    detail::scatter(st.dst_list(m).subspan(static_cast<std::size_t>(lo), static_cast<std::size_t>(hi - lo)), in, dst, op);
+    return;
+  }
   if (!st.in_relay.empty()) {
     for (std::size_t k = m.first; k < m.first + m.nruns; ++k) {
       const std::span<const R> one(&st.runs[k], 1);

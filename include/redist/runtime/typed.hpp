@@ -50,14 +50,15 @@ class MessageTypes {
   /// stage changes).
   template <class R>
   void build(const Stage<R>& plan, std::size_t elem) {
-    if (elem_ == elem && of_ == static_cast<const void*>(plan.runs.data()) && send_.size() == plan.sends.size() &&
-        recv_.size() == plan.recvs.size())
+    if (elem_ == elem && of_ == plan.identity() && send_.size() == plan.sends.size() && recv_.size() == plan.recvs.size())
       return;
     release();
     elem_ = elem;
-    of_ = plan.runs.data();
-    for (const Message& m : plan.sends) send_.push_back(message_type(plan.runs_of(m), elem, true));
-    for (const Message& m : plan.recvs) recv_.push_back(message_type(plan.runs_of(m), elem, false));
+    of_ = plan.identity();
+    for (const Message& m : plan.sends)
+      send_.push_back(m.listed() ? list_type(plan.src_list(m), elem) : message_type(plan.runs_of(m), elem, true));
+    for (const Message& m : plan.recvs)
+      recv_.push_back(m.listed() ? list_type(plan.dst_list(m), elem) : message_type(plan.runs_of(m), elem, false));
   }
   bool empty() const noexcept { return elem_ == 0; }
   MPI_Datatype send(std::size_t i) const noexcept { return send_[i]; }
@@ -134,6 +135,18 @@ class MessageTypes {
     detail::check(MPI_Type_create_struct(static_cast<int>(runs.size()), lengths.data(), at.data(), types.data(), &t),
                   "MPI_Type_create_struct");
     for (MPI_Datatype& x : types) MPI_Type_free(&x);
+    detail::check(MPI_Type_commit(&t), "MPI_Type_commit");
+    return t;
+  }
+
+  /// An element list's places (elements of elem bytes) as one type: one element at each.
+  static MPI_Datatype list_type(std::span<const index_t> places, std::size_t elem) {
+    std::vector<MPI_Aint> at(places.size());
+    for (std::size_t k = 0; k < places.size(); ++k) at[k] = static_cast<MPI_Aint>(places[k]) * static_cast<MPI_Aint>(elem);
+    MPI_Datatype one = bytes(1, elem), t = MPI_DATATYPE_NULL;
+    detail::check(MPI_Type_create_hindexed_block(static_cast<int>(places.size()), 1, at.data(), one, &t),
+                  "MPI_Type_create_hindexed_block");
+    MPI_Type_free(&one);
     detail::check(MPI_Type_commit(&t), "MPI_Type_commit");
     return t;
   }
