@@ -92,12 +92,13 @@ std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, st
         // The list's runs where the array layer keeps them (a list of few runs), else the list.
         const auto& list = side.lists[static_cast<std::size_t>(r)];
         const auto runs = detail::list_runs(list, r, list.size() / 8);
-        const auto mine = detail::formula_moves(list, runs, regular.m, r, source);
-        const auto out = detail::moves_to_peers(mine, r, p);
+        auto mine = detail::formula_moves(list, runs, regular.m, r, source);
+        // Ordered by peer in place (the array layer sends them from there and keeps them so).
+        const auto counts = detail::order_by_peer(mine, r, p);
         got[static_cast<std::size_t>(r)].insert(got[static_cast<std::size_t>(r)].end(), mine.begin(), mine.end());
         std::size_t k = 0;
         for (int q = 0; q < p; ++q)
-          for (index_t i = 0; i < out.counts[static_cast<std::size_t>(q)]; ++i, ++k) got[static_cast<std::size_t>(q)].push_back(out.data[k]);
+          for (index_t i = 0; i < counts[static_cast<std::size_t>(q)]; ++i, ++k) got[static_cast<std::size_t>(q)].push_back(mine[k]);
       }
     };
     if constexpr (detail::indirect_mapping<A> && !detail::indirect_mapping<B>) run(src, dst, true);

@@ -29,22 +29,23 @@
 
 namespace redist::detail {
 
-/// One MPI_Alltoallv of the records of `out` (counts per rank; a record is sizeof(T) bytes) over
-/// comm: appends the records received to `in`, one rank's after the other's, and writes their
-/// counts per rank to `in_counts`. Collective. A count above INT_MAX records (to or from one rank)
-/// is a redist::error on every rank, before anything moves.
+/// One MPI_Alltoallv of the records of `data` (out_counts[q] for rank q, one rank's after the
+/// other's; a record is sizeof(T) bytes) over comm: appends the records received to `in`, one
+/// rank's after the other's, and writes their counts per rank to `in_counts`. Collective. A count
+/// above INT_MAX records (to or from one rank) is a redist::error on every rank, before anything
+/// moves.
 template <class T>
-void exchange_records_into(MPI_Comm comm, const Outbox<T>& out, std::vector<index_t>& in_counts, const char* what,
-                           records<T>& in) {
+void exchange_records_into(MPI_Comm comm, std::span<const index_t> out_counts, std::span<const T> data,
+                           std::vector<index_t>& in_counts, const char* what, records<T>& in) {
   int p = 1;
   runtime::detail::check(MPI_Comm_size(comm, &p), "MPI_Comm_size");
   static_assert(sizeof(long long) == sizeof(index_t));
   in_counts.assign(static_cast<std::size_t>(p), 0);
-  runtime::detail::check(MPI_Alltoall(out.counts.data(), 1, MPI_LONG_LONG, in_counts.data(), 1, MPI_LONG_LONG, comm),
+  runtime::detail::check(MPI_Alltoall(out_counts.data(), 1, MPI_LONG_LONG, in_counts.data(), 1, MPI_LONG_LONG, comm),
                          "MPI_Alltoall");
   int big = 0;
   for (int q = 0; q < p; ++q)
-    big = big || out.counts[static_cast<std::size_t>(q)] > INT_MAX || in_counts[static_cast<std::size_t>(q)] > INT_MAX;
+    big = big || out_counts[static_cast<std::size_t>(q)] > INT_MAX || in_counts[static_cast<std::size_t>(q)] > INT_MAX;
   int any = 0;
   runtime::detail::check(MPI_Allreduce(&big, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
   if (any != 0)
@@ -53,7 +54,7 @@ void exchange_records_into(MPI_Comm comm, const Outbox<T>& out, std::vector<inde
       rd(static_cast<std::size_t>(p));
   long long s = 0, r = 0;
   for (std::size_t q = 0; q < static_cast<std::size_t>(p); ++q) {
-    sc[q] = static_cast<int>(out.counts[q]);
+    sc[q] = static_cast<int>(out_counts[q]);
     rc[q] = static_cast<int>(in_counts[q]);
     sd[q] = static_cast<int>(std::min<long long>(s, INT_MAX));
     rd[q] = static_cast<int>(std::min<long long>(r, INT_MAX));
@@ -70,7 +71,7 @@ void exchange_records_into(MPI_Comm comm, const Outbox<T>& out, std::vector<inde
   runtime::detail::check(MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &record), "MPI_Type_contiguous");
   runtime::detail::check(MPI_Type_commit(&record), "MPI_Type_commit");
   const int rc_all =
-      MPI_Alltoallv(out.data.data(), sc.data(), sd.data(), record, in.data() + at, rc.data(), rd.data(), record, comm);
+      MPI_Alltoallv(data.data(), sc.data(), sd.data(), record, in.data() + at, rc.data(), rd.data(), record, comm);
   MPI_Type_free(&record);
   runtime::detail::check(rc_all, "MPI_Alltoallv");
 }
@@ -79,7 +80,7 @@ void exchange_records_into(MPI_Comm comm, const Outbox<T>& out, std::vector<inde
 template <class T>
 records<T> exchange_records(MPI_Comm comm, const Outbox<T>& out, std::vector<index_t>& in_counts, const char* what) {
   records<T> in;
-  exchange_records_into(comm, out, in_counts, what, in);
+  exchange_records_into(comm, std::span<const index_t>(out.counts), std::span<const T>(out.data), in_counts, what, in);
   return in;
 }
 
@@ -192,8 +193,9 @@ PairMoves indirect_pair_moves(const boost::mpi::communicator& comm, const From& 
       PairMoves moves;
       moves.made = formula_moves(im.indices(), dir->list_runs, rm, comm.rank(), source);
       std::vector<index_t> counts;
-      const Outbox<IndirectMove> out = moves_to_peers(moves.made, comm.rank(), comm.size());
-      exchange_records_into(static_cast<MPI_Comm>(comm), out, counts, "b = a with an Indirect layout", moves.received);
+      const std::vector<index_t> out = order_by_peer(moves.made, comm.rank(), comm.size());
+      exchange_records_into(static_cast<MPI_Comm>(comm), std::span<const index_t>(out),
+                            std::span<const IndirectMove>(moves.made), counts, "b = a with an Indirect layout", moves.received);
       return moves;
     }
   }

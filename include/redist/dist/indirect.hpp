@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <redist/config.hpp>
+#include <redist/detail/records.hpp>
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/ldd.hpp>
 
@@ -37,7 +38,7 @@ struct IndirectDirectory {
   };
   index_t lo = 0;
   index_t hi = 0;
-  std::vector<Piece> pieces;  ///< by index, then rank
+  detail::records<Piece> pieces;  ///< by index, then rank
   /// Whether some index of [0, n) (any rank's part, not only this one) is held by more than one
   /// rank: the same on every rank.
   bool copies = true;

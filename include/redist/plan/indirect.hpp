@@ -4,15 +4,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
-#include <memory>
-#include <new>
 #include <span>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <redist/config.hpp>
+#include <redist/detail/records.hpp>
 #include <redist/dist/indirect.hpp>
 #include <redist/dist/ldd.hpp>
 #include <redist/plan/layout.hpp>
@@ -32,32 +30,6 @@ inline std::pair<index_t, index_t> directory_range(int d, index_t n, int nprocs)
   const index_t lo = std::min(n, b * d);
   return {lo, std::min(n, lo + b)};
 }
-
-/// The allocator of record buffers: it default-initializes, so that a buffer of trivial records
-/// (IndirectMove, DirectoryEntry) that MPI or a counting sort is about to fill is not written
-/// first (a permutation's are a record per element).
-template <class T>
-struct records_allocator : std::allocator<T> {
-  using value_type = T;
-  template <class U>
-  struct rebind {
-    using other = records_allocator<U>;
-  };
-  records_allocator() = default;
-  template <class U>
-  records_allocator(const records_allocator<U>&) noexcept {}
-  template <class U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... A>
-  void construct(U* p, A&&... a) {
-    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
-  }
-};
-/// A buffer of records (records_allocator).
-template <class T>
-using records = std::vector<T, records_allocator<T>>;
 
 /// Records for every rank of a communicator, as one MPI_Alltoallv sends them: counts[q] records
 /// for rank q, one rank's after the other's in data.
@@ -271,20 +243,29 @@ records<IndirectMove> formula_moves(std::span<const index_t> indices, std::span<
   return moves;
 }
 
-/// The moves of this rank (`me`) with other ranks, for those ranks (the peer of a move is its other
-/// end; moves within this rank stay here): one counting sort by peer. O(moves + P).
-inline Outbox<IndirectMove> moves_to_peers(std::span<const IndirectMove> moves, int me, int nprocs) {
-  Outbox<IndirectMove> out;
-  out.counts.assign(static_cast<std::size_t>(nprocs), 0);
-  auto peer = [me](const IndirectMove& m) { return static_cast<std::size_t>(m.from == me ? m.to : m.from); };
-  for (const IndirectMove& m : moves)
-    if (m.from != m.to) ++out.counts[peer(m)];
-  std::vector<std::size_t> at(static_cast<std::size_t>(nprocs) + 1, 0);
-  for (std::size_t q = 0; q < out.counts.size(); ++q) at[q + 1] = at[q] + static_cast<std::size_t>(out.counts[q]);
-  out.data.resize(at.back());
-  for (const IndirectMove& m : moves)
-    if (m.from != m.to) out.data[at[peer(m)]++] = m;
-  return out;
+/// Orders the moves of this rank (`me`) in place by their peer, the other end of each (the moves
+/// within this rank last), and returns how many each rank gets: one MPI_Alltoallv sends them from
+/// `moves` itself. One counting sort by cycles (each swap puts a move in its peer's place):
+/// O(moves + P), no copy. A peer's moves change order, alike for those sent and those kept
+/// (both ends of a message read its moves in this one order).
+inline std::vector<index_t> order_by_peer(std::span<IndirectMove> moves, int me, int nprocs) {
+  const auto np = static_cast<std::size_t>(nprocs);
+  auto key = [me, np](const IndirectMove& m) {
+    return m.from == m.to ? np : static_cast<std::size_t>(m.from == me ? m.to : m.from);
+  };
+  std::vector<std::size_t> start(np + 2, 0);
+  for (const IndirectMove& m : moves) ++start[key(m) + 1];
+  for (std::size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+  std::vector<std::size_t> at(start.begin(), start.end() - 1);
+  for (std::size_t k = 0; k < at.size(); ++k)
+    while (at[k] < start[k + 1]) {
+      const std::size_t s = key(moves[at[k]]);
+      if (s == k) ++at[k];
+      else std::swap(moves[at[k]], moves[at[s]++]);
+    }
+  std::vector<index_t> counts(np);
+  for (std::size_t q = 0; q < np; ++q) counts[q] = static_cast<index_t>(start[q + 1] - start[q]);
+  return counts;
 }
 
 /// One side of a pair as the directory sees it, on the indices [lo, hi): its pieces, by index then
