@@ -1,4 +1,4 @@
-/// @file Defines records, the vector of the record buffers that MPI or a counting sort fills (an Indirect layout's directory pieces, requests and moves), which are not initialized first.
+/// @file Defines records, the vector of the record buffers that MPI fills or that are written whole next (an Indirect layout's directory requests and moves), which are not initialized first.
 #pragma once
 
 #include <memory>
@@ -10,8 +10,8 @@
 namespace redist::detail {
 
 /// The allocator of record buffers: it default-initializes, so that a buffer of trivial records
-/// (IndirectMove, DirectoryEntry, IndirectDirectory::Piece) that MPI or a counting sort is about
-/// to fill is not written first (a permutation's are a record per element).
+/// (IndirectMove, DirectoryEntry) that MPI is about to fill is not written first (a permutation's
+/// are a record per element).
 template <class T>
 struct records_allocator : std::allocator<T> {
   using value_type = T;

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include <redist/config.hpp>
-#include <redist/detail/records.hpp>
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/ldd.hpp>
 
@@ -27,7 +26,7 @@ namespace redist {
 /// collectively, when an array of the layout is made (array/indirect.hpp); read when a plan with
 /// it is made.
 struct IndirectDirectory {
-  /// A record (trivial: the buffers MPI fills with them are not zeroed first; `Piece{}` is all 0).
+  /// A record (trivial, as the moves and requests it is made of; `Piece{}` is all 0).
   struct Piece {
     index_t index;
     index_t len;
@@ -38,7 +37,7 @@ struct IndirectDirectory {
   };
   index_t lo = 0;
   index_t hi = 0;
-  detail::records<Piece> pieces;  ///< by index, then rank
+  std::vector<Piece> pieces;  ///< by index, then rank
   /// Whether some index of [0, n) (any rank's part, not only this one) is held by more than one
   /// rank: the same on every rank.
   bool copies = true;
