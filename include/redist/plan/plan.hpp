@@ -163,8 +163,6 @@ struct Stage {
   std::span<const index_t> dst_list(const Message& m) const noexcept {
     return std::span<const index_t>(list).subspan(static_cast<std::size_t>(m.list_at + m.size), static_cast<std::size_t>(m.size));
   }
-  /// Whether some message of the stage (or its local copy) is an element list.
-  bool any_listed() const noexcept { return !list.empty(); }
   /// What identifies the stage's pieces while the plan lives (its runs' storage, else its lists'):
   /// the key under which the runtime keeps what it made for them (types, windows, graphs).
   const void* identity() const noexcept {
@@ -402,8 +400,8 @@ namespace detail {
 /// The plan of `rank` made of its moves (an Indirect layout's, by formula or from the directory,
 /// plan/indirect.hpp): per peer the moves it sends and receives, in the order the moves come (the
 /// same on both ends: the formula's side made them, or the directory sent them to both, in one
-/// order), consecutive ones joined into runs (append_run), so that a list that is really a block
-/// costs what a block costs; the local moves copied directly; one all-at-once step. A message (or
+/// order), consecutive ones joined into runs, so that a list that is really a block costs what a
+/// block costs; the local moves copied directly; one all-at-once step. A message (or
 /// the local copy) whose runs would average fewer than `list_below` elements is an element list
 /// instead (Message::list_at: 16 bytes an element, where a run is 64). Two passes over the moves
 /// (count, then write each in its place): O(moves + P), no sort.
