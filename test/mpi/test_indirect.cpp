@@ -378,6 +378,19 @@ TEST_CASE("Indirect: a list that leaves an index unheld, lists one twice or name
   mine = halo(n, p, r, 0);
   if (r == 0) mine.push_back(mine.front());
   CHECK(refused_naming(mine, "listed once"));
+  // The same two in lists of single indices (each rank's block reversed: the directory checks a
+  // part of many requests by a mark per index, not by sorted pieces).
+  auto reversed = [&] {
+    std::vector<index_t> v = halo(n, p, r, 0);
+    std::reverse(v.begin(), v.end());
+    return v;
+  };
+  mine = reversed();
+  if (r == last) mine.pop_back();
+  CHECK(refused_naming(mine, "no rank holds " + std::to_string(dropped)));
+  mine = reversed();
+  if (r == 0) mine.push_back(mine.front());
+  CHECK(refused_naming(mine, "(rank 0 lists " + std::to_string(std::min(n, b) - 1) + " twice)"));  // rank 0's last
   // Outside [0, n).
   mine = halo(n, p, r, 0);
   if (r == p - 1) mine.push_back(n);

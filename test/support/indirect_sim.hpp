@@ -22,19 +22,20 @@ inline std::vector<IndirectDirectory> directories(const std::vector<std::vector<
   for (const auto& l : lists) out.push_back(detail::directory_requests(l, n, p));
   std::vector<index_t> at(static_cast<std::size_t>(p), 0);  // per sender: where its records for d start
   std::vector<IndirectDirectory> dirs;
+  bool copies = false;
   for (int d = 0; d < p; ++d) {
-    std::vector<detail::DirectoryEntry> data;
+    detail::records<detail::DirectoryEntry> data;
     std::vector<index_t> counts;
     for (int r = 0; r < p; ++r) {
       counts.push_back(out[r].counts[d]);
       data.insert(data.end(), out[r].data.begin() + at[r], out[r].data.begin() + at[r] + out[r].counts[d]);
       at[r] += out[r].counts[d];
     }
-    dirs.push_back(detail::make_directory(d, n, p, data, counts));
+    detail::DirectoryChecks checks;
+    dirs.push_back(detail::directory_of_requests(d, n, p, std::move(data), std::move(counts), checks));
+    copies = copies || checks.copies;
   }
-  bool copies = false;  // the array layer's all-reduce
-  for (const auto& d : dirs) copies = copies || detail::holds_copies(d);
-  for (auto& d : dirs) d.copies = copies;
+  for (auto& d : dirs) d.copies = copies;  // the array layer's all-reduce
   return dirs;
 }
 

@@ -37,7 +37,7 @@ using Piece = IndirectDirectory::Piece;
 /// The (rank, local index) pairs that hold g in a directory part, by rank.
 std::vector<std::pair<int, index_t>> holders(const IndirectDirectory& d, index_t g) {
   std::vector<std::pair<int, index_t>> h;
-  for (const Piece& p : d.pieces)
+  for (const Piece& p : detail::directory_pieces(d))
     if (p.index <= g && g < p.end()) h.emplace_back(p.rank, p.local + (g - p.index));
   std::sort(h.begin(), h.end());
   return h;
@@ -115,8 +115,9 @@ TEST_CASE("indirect: the directory lists every holder of its indices, by rank, a
   CHECK(h7[0] == std::pair<int, index_t>{0, 5});
   CHECK(h7[1] == std::pair<int, index_t>{1, 1});
   // Consecutive indices at consecutive places are one piece: rank 1's 5, 6 (at 2, 3).
-  CHECK(std::count(dirs[1].pieces.begin(), dirs[1].pieces.end(), Piece{5, 2, 1, 2}) == 1);
-  CHECK(dirs[1].pieces.size() == 4);  // 4 (rank 0), 5-6 (rank 1), 7 (ranks 0 and 1)
+  const auto& pieces1 = detail::directory_pieces(dirs[1]);
+  CHECK(std::count(pieces1.begin(), pieces1.end(), Piece{5, 2, 1, 2}) == 1);
+  CHECK(pieces1.size() == 4);  // 4 (rank 0), 5-6 (rank 1), 7 (ranks 0 and 1)
   for (const auto& d : dirs) {
     CHECK(detail::first_unheld(d) == -1);
     CHECK(detail::first_repeated(d).first == -1);
@@ -130,6 +131,65 @@ TEST_CASE("indirect: the directory lists every holder of its indices, by rank, a
   CHECK(detail::first_unheld(missing[0]) == -1);
   CHECK(detail::first_unheld(missing[1]) == 5);
   CHECK(detail::first_unheld(missing[2]) == -1);
+}
+
+TEST_CASE("indirect: a directory part of many requests checks them by marks and sorts them only when asked", "[indirect]") {
+  // Random lists over [0, n) with faults: some indices held by nobody, some listed twice by one
+  // rank, copies across ranks; runs of 1-3 indices (many requests: the marks) or whole stretches
+  // of 64 (few: sorted at once). Each part's checks and pieces equal those of the sorted pieces
+  // (make_directory, first_unheld, first_repeated, holds_copies), and the pieces of a deferred
+  // part are made on the first directory_pieces only.
+  std::mt19937 rng(20261129);
+  int deferred = 0, sorted = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int p = 1 + trial % 6;
+    const index_t n = std::uniform_int_distribution<index_t>(0, 400)(rng);
+    const bool stretches = trial % 5 == 4;
+    std::vector<std::vector<index_t>> lists(static_cast<std::size_t>(p));
+    std::uniform_int_distribution<int> who(0, p - 1), coin(0, 99);
+    for (index_t g = 0; g < n;) {
+      const index_t len = stretches ? 64 : std::uniform_int_distribution<index_t>(1, 3)(rng);
+      auto& l = lists[static_cast<std::size_t>(who(rng))];
+      for (index_t k = g; k < std::min(n, g + len); ++k)
+        if (coin(rng) >= 2) l.push_back(k);  // 2 %: nobody holds it (unless a ghost below)
+      g += len;
+    }
+    for (auto& l : lists) {
+      const std::size_t size = l.size();
+      for (std::size_t k = 0; k < size; ++k)
+        if (coin(rng) < 2) l.push_back(l[k]);  // listed twice by this rank
+      if (n > 0)
+        for (int k = 0; k < 3; ++k) l.push_back(std::uniform_int_distribution<index_t>(0, n - 1)(rng));  // ghosts (or twice)
+      if (!stretches) std::shuffle(l.begin(), l.end(), rng);
+    }
+    std::vector<detail::Outbox<detail::DirectoryEntry>> out;
+    for (const auto& l : lists) out.push_back(detail::directory_requests(l, n, p));
+    std::vector<index_t> at(static_cast<std::size_t>(p), 0);
+    for (int d = 0; d < p; ++d) {
+      detail::records<detail::DirectoryEntry> data;
+      std::vector<index_t> counts;
+      for (int r = 0; r < p; ++r) {
+        counts.push_back(out[r].counts[d]);
+        data.insert(data.end(), out[r].data.begin() + at[r], out[r].data.begin() + at[r] + out[r].counts[d]);
+        at[r] += out[r].counts[d];
+      }
+      const IndirectDirectory expect = detail::make_directory(d, n, p, data, counts);
+      detail::DirectoryChecks checks;
+      const IndirectDirectory dir = detail::directory_of_requests(d, n, p, std::move(data), std::move(counts), checks);
+      INFO("trial " << trial << ", P = " << p << ", n = " << n << ", part " << d);
+      CHECK(checks.unheld == detail::first_unheld(expect));
+      CHECK(checks.repeated == detail::first_repeated(expect));
+      CHECK(checks.copies == detail::holds_copies(expect));
+      const bool was_deferred = !dir.deferred_counts.empty();
+      (was_deferred ? deferred : sorted) += 1;
+      if (was_deferred) CHECK(dir.pieces.empty());  // not sorted yet
+      CHECK(detail::directory_pieces(dir) == expect.pieces);
+      CHECK(dir.deferred.empty());
+      CHECK(dir.deferred_counts.empty());
+    }
+  }
+  CHECK(deferred > 100);  // both ways were taken
+  CHECK(sorted > 20);
 }
 
 TEST_CASE("indirect: a list that is really a block costs what a block costs", "[indirect]") {
@@ -347,7 +407,7 @@ TEST_CASE("indirect: at 4096 virtual ranks a rank's share of the directory follo
   const auto copies = indirect_side<void>(lists, n);
   const auto block = regular_side(Block::mapping(Block{}, n, p));
   std::size_t most_pieces = 0;
-  for (const auto& d : sums.dirs) most_pieces = std::max(most_pieces, d.pieces.size());
+  for (const auto& d : sums.dirs) most_pieces = std::max(most_pieces, detail::directory_pieces(d).size());
   CHECK(most_pieces <= 3);  // a part: its owner's block, and the ghosts of its two neighbours
   for (int way = 0; way < 2; ++way) {
     std::vector<std::vector<IndirectMove>> moves;

@@ -93,9 +93,10 @@ const auto& one_dimensional_mapping(const L& l) {
 
 /// The directory of an Indirect layout (rank r's part of it, on rank r), made and checked when its
 /// array is made: every rank sends its list's pieces (runs of consecutive indices at consecutive
-/// places) to the indices' directory ranks (one MPI_Alltoallv), each directory rank sorts them by
-/// index and rank. An index of [0, n) that no rank holds, or that one rank lists twice, is a
-/// redist::error on every rank naming the first one. Collective; O(local) work and O(the pieces
+/// places) to the indices' directory ranks (one MPI_Alltoallv), each directory rank checks them
+/// (directory_of_requests: sorted into pieces by index and rank now when they are few, else on the
+/// first pair that asks the directory). An index of [0, n) that no rank holds, or that one rank
+/// lists twice, is a redist::error on every rank naming the first one. Collective; O(local) work and O(the pieces
 /// + n / P) memory per rank at most.
 template <class M>
 std::shared_ptr<const IndirectDirectory> make_indirect_directory(const boost::mpi::communicator& comm, const M& m) {
@@ -105,11 +106,13 @@ std::shared_ptr<const IndirectDirectory> make_indirect_directory(const boost::mp
                      ", communicator of " + std::to_string(comm.size()) + ")");
   const Outbox<DirectoryEntry> requests = directory_requests(m.indices(), m.size(), comm.size());
   std::vector<index_t> counts;
-  const records<DirectoryEntry> in = exchange_records(c, requests, counts, "an Indirect layout");
-  auto dir = std::make_shared<IndirectDirectory>(make_directory(comm.rank(), m.size(), comm.size(), in, counts));
+  records<DirectoryEntry> in = exchange_records(c, requests, counts, "an Indirect layout");
+  DirectoryChecks checks;
+  auto dir = std::make_shared<IndirectDirectory>(
+      directory_of_requests(comm.rank(), m.size(), comm.size(), std::move(in), std::move(counts), checks));
   dir->list_runs = list_runs(m.indices(), comm.rank(), m.indices().size() / 8);
   // The first unheld index, and (negated, so one MIN finds both) whether any part holds copies.
-  long long mine[2] = {first_unheld(*dir), holds_copies(*dir) ? -1 : 0}, least_unheld[2] = {0, 0};
+  long long mine[2] = {checks.unheld, checks.copies ? -1 : 0}, least_unheld[2] = {0, 0};
   if (mine[0] < 0) mine[0] = LLONG_MAX;
   runtime::detail::check(MPI_Allreduce(mine, least_unheld, 2, MPI_LONG_LONG, MPI_MIN, c), "MPI_Allreduce");
   dir->copies = least_unheld[1] < 0;
@@ -117,7 +120,7 @@ std::shared_ptr<const IndirectDirectory> make_indirect_directory(const boost::mp
     report_error("redist::Indirect(indices) requires every index of [0, n) to be held by some rank (n = " +
                  std::to_string(m.size()) + "; no rank holds " + std::to_string(first) + ")");
   // An index one rank lists twice: the first such index, and the first rank that does.
-  const auto [twice, who] = first_repeated(*dir);
+  const auto [twice, who] = checks.repeated;
   long long pair[2] = {twice < 0 ? LLONG_MAX : twice, twice < 0 ? LLONG_MAX : who}, least[2] = {0, 0};
   runtime::detail::check(MPI_Allreduce(pair, least, 1, MPI_LONG_LONG, MPI_MIN, c), "MPI_Allreduce");
   if (least[0] != LLONG_MAX) {

@@ -13,10 +13,22 @@
 #include <vector>
 
 #include <redist/config.hpp>
+#include <redist/detail/records.hpp>
 #include <redist/dist/distribution.hpp>
 #include <redist/dist/ldd.hpp>
 
 namespace redist {
+
+namespace detail {
+/// A request to the directory: the sender holds [index, index + len) at its local places
+/// [local, local + len) (a run of its list: consecutive indices at consecutive places). A record:
+/// trivial, so that the buffers MPI fills with them are not initialized first.
+struct DirectoryEntry {
+  index_t index;
+  index_t local;
+  index_t len;
+};
+}  // namespace detail
 
 /// One rank's part of the distributed directory of an Indirect layout (the rendezvous method):
 /// who holds the global indices [lo, hi), the block of ceil(n / P) indices this rank is the BLOCK
@@ -37,7 +49,14 @@ struct IndirectDirectory {
   };
   index_t lo = 0;
   index_t hi = 0;
-  std::vector<Piece> pieces;  ///< by index, then rank
+  /// By index, then rank. Read through detail::directory_pieces(dir): a part made of many requests
+  /// (lists of short runs) keeps them unsorted in `deferred` until a pair that asks the directory
+  /// needs its pieces (a pair planned by formula never does), and they are sorted then, once.
+  mutable std::vector<Piece> pieces;
+  /// The requests this part is made of, unsorted (counts per sending rank in deferred_counts, one
+  /// rank's after the other's), while `pieces` is not made yet; empty after.
+  mutable detail::records<detail::DirectoryEntry> deferred;
+  mutable std::vector<index_t> deferred_counts;
   /// Whether some index of [0, n) (any rank's part, not only this one) is held by more than one
   /// rank: the same on every rank.
   bool copies = true;

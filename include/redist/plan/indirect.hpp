@@ -55,15 +55,6 @@ Outbox<T> outbox_of(std::vector<std::vector<T>>& per) {
   return out;
 }
 
-/// A request to the directory: the sender holds [index, index + len) at its local places
-/// [local, local + len) (a run of its list: consecutive indices at consecutive places). A record:
-/// trivial, so that the buffers MPI fills with them are not initialized first.
-struct DirectoryEntry {
-  index_t index;
-  index_t local;
-  index_t len;
-};
-
 /// The requests of a rank that holds `indices` (in local order): its list cut into runs of
 /// consecutive indices, each run cut at the directory's block boundaries and sent to the
 /// directory rank of its indices. O(local); O(runs) records (one per rank for a list that is a block).
@@ -92,43 +83,64 @@ inline Outbox<DirectoryEntry> directory_requests(std::span<const index_t> indice
   return out;
 }
 
-/// Rank d's part of the directory, made of the requests it received: counts[q] entries from rank
-/// q, one rank's after the other's in `data`; its pieces sorted by index, then rank. O(pieces log pieces).
-inline IndirectDirectory make_directory(int d, index_t n, int nprocs, std::span<const DirectoryEntry> data,
-                                        std::span<const index_t> counts) {
-  IndirectDirectory dir;
-  std::tie(dir.lo, dir.hi) = directory_range(d, n, nprocs);
-  const auto span = static_cast<std::size_t>(dir.hi - dir.lo);
+/// Sorts the requests the directory part of [lo, hi) received (counts[q] entries from rank q, one
+/// rank's after the other's in `data`) into its pieces, by index then rank. O(pieces log pieces),
+/// or O(n / P + pieces) by a counting sort when they are many.
+inline void sort_into_pieces(index_t lo, index_t hi, std::span<const DirectoryEntry> data, std::span<const index_t> counts,
+                             std::vector<IndirectDirectory::Piece>& pieces) {
+  const auto span = static_cast<std::size_t>(hi - lo);
   auto piece = [&](std::size_t q, std::size_t k) {
     return IndirectDirectory::Piece{data[k].index, data[k].len, static_cast<int>(q), data[k].local};
   };
+  pieces.clear();
   if (data.size() >= span / 8 && span > 0) {
     // Many pieces (lists of short runs): a counting sort by index, stable in rank order (the
     // requests come by rank). O(n / P + pieces).
     std::vector<index_t> at(span + 1, 0);
-    for (const DirectoryEntry& e : data) ++at[static_cast<std::size_t>(e.index - dir.lo) + 1];
+    for (const DirectoryEntry& e : data) ++at[static_cast<std::size_t>(e.index - lo) + 1];
     for (std::size_t i = 1; i <= span; ++i) at[i] += at[i - 1];
-    dir.pieces.resize(data.size());
+    pieces.resize(data.size());
     std::size_t k = 0;
     for (std::size_t q = 0; q < counts.size(); ++q)
       for (index_t i = 0; i < counts[q]; ++i, ++k)
-        dir.pieces[static_cast<std::size_t>(at[static_cast<std::size_t>(data[k].index - dir.lo)]++)] = piece(q, k);
-    return dir;
+        pieces[static_cast<std::size_t>(at[static_cast<std::size_t>(data[k].index - lo)]++)] = piece(q, k);
+    return;
   }
-  dir.pieces.reserve(data.size());
+  pieces.reserve(data.size());
   std::size_t k = 0;
   for (std::size_t q = 0; q < counts.size(); ++q)
-    for (index_t i = 0; i < counts[q]; ++i, ++k) dir.pieces.push_back(piece(q, k));
-  std::sort(dir.pieces.begin(), dir.pieces.end(), [](const auto& a, const auto& b) {
+    for (index_t i = 0; i < counts[q]; ++i, ++k) pieces.push_back(piece(q, k));
+  std::sort(pieces.begin(), pieces.end(), [](const auto& a, const auto& b) {
     return a.index != b.index ? a.index < b.index : a.rank < b.rank;
   });
+}
+
+/// Rank d's part of the directory, made of the requests it received: counts[q] entries from rank
+/// q, one rank's after the other's in `data`; its pieces sorted by index, then rank (sort_into_pieces).
+inline IndirectDirectory make_directory(int d, index_t n, int nprocs, std::span<const DirectoryEntry> data,
+                                        std::span<const index_t> counts) {
+  IndirectDirectory dir;
+  std::tie(dir.lo, dir.hi) = directory_range(d, n, nprocs);
+  sort_into_pieces(dir.lo, dir.hi, data, counts, dir.pieces);
   return dir;
 }
 
+/// The pieces of a directory part, by index then rank: made of its deferred requests on the first
+/// call (directory_of_requests), then kept. Not to be called by two threads at once on one part
+/// (plans that read it are made collectively on the array's communicator, one at a time).
+inline const std::vector<IndirectDirectory::Piece>& directory_pieces(const IndirectDirectory& dir) {
+  if (!dir.deferred_counts.empty()) {
+    sort_into_pieces(dir.lo, dir.hi, dir.deferred, dir.deferred_counts, dir.pieces);
+    records<DirectoryEntry>().swap(dir.deferred);
+    std::vector<index_t>().swap(dir.deferred_counts);
+  }
+  return dir.pieces;
+}
+
 /// The first index of a directory part that no rank holds, or -1. O(pieces).
-inline index_t first_unheld(const IndirectDirectory& dir) noexcept {
+inline index_t first_unheld(const IndirectDirectory& dir) {
   index_t covered = dir.lo;  // every index below is held
-  for (const auto& p : dir.pieces) {
+  for (const auto& p : directory_pieces(dir)) {
     if (p.index > covered) return covered;
     covered = std::max(covered, p.end());
   }
@@ -145,7 +157,7 @@ inline std::pair<index_t, int> first_repeated(const IndirectDirectory& dir) {
     if (it != ends.end() && it->first == r) return it->second;
     return ends.insert(it, {r, std::numeric_limits<index_t>::min()})->second;
   };
-  for (const auto& p : dir.pieces) {
+  for (const auto& p : directory_pieces(dir)) {
     index_t& e = end_of(p.rank);
     if (p.index < e && (first.first < 0 || p.index < first.first)) first = {p.index, p.rank};
     e = std::max(e, p.end());
@@ -165,13 +177,67 @@ index_t ldd_block_end(const M& m, int o, index_t g) {
 
 /// Whether some index of a directory part is held by more than one rank (copies or partial
 /// values). O(pieces).
-inline bool holds_copies(const IndirectDirectory& dir) noexcept {
+inline bool holds_copies(const IndirectDirectory& dir) {
   index_t covered = dir.lo;  // the furthest end of the pieces so far
-  for (const auto& p : dir.pieces) {
+  for (const auto& p : directory_pieces(dir)) {
     if (p.index < covered) return true;
     covered = std::max(covered, p.end());
   }
   return false;
+}
+
+/// What a directory part finds wrong or notable in the lists on its indices: the first index no
+/// rank holds (-1: none), the first index a rank lists twice with that rank ({-1, -1}: none), and
+/// whether some index is held more than once (by more than one rank, or twice by one: holds_copies).
+struct DirectoryChecks {
+  index_t unheld = -1;
+  std::pair<index_t, int> repeated{-1, -1};
+  bool copies = false;
+};
+
+/// A directory part of [lo, hi) made of the requests it received (counts[q] entries from rank q,
+/// one rank's after the other's in `data`), and its checks. With many requests (lists of short
+/// runs: at least (hi - lo) / 8) the checks come from a mark per index (the last rank that listed
+/// it; O(n / P + the indices listed)) and the requests are kept unsorted (`deferred`), sorted into
+/// pieces only when a pair asks the directory (directory_pieces): a pair planned by formula reads
+/// the checks alone. With few, the pieces are sorted now and checked (first_unheld, first_repeated,
+/// holds_copies). Both give the same checks.
+inline IndirectDirectory directory_of_requests(int d, index_t n, int nprocs, records<DirectoryEntry>&& data,
+                                               std::vector<index_t>&& counts, DirectoryChecks& checks) {
+  IndirectDirectory dir;
+  std::tie(dir.lo, dir.hi) = directory_range(d, n, nprocs);
+  const auto span = static_cast<std::size_t>(dir.hi - dir.lo);
+  checks = {};
+  if (data.size() < span / 8 || span == 0) {
+    sort_into_pieces(dir.lo, dir.hi, data, counts, dir.pieces);
+    checks = {first_unheld(dir), first_repeated(dir), holds_copies(dir)};
+    return dir;
+  }
+  // mark[i]: 1 + the last rank that listed lo + i (0: none yet). The requests come rank by rank,
+  // so a rank that finds its own mark lists the index twice; the first such (index, rank) is the
+  // least index, then the least rank.
+  std::vector<int> mark(span, 0);
+  std::size_t k = 0;
+  for (std::size_t q = 0; q < counts.size(); ++q) {
+    const int me = static_cast<int>(q) + 1;
+    for (index_t c = 0; c < counts[q]; ++c, ++k) {
+      const auto at = static_cast<std::size_t>(data[k].index - dir.lo);
+      for (std::size_t i = at; i < at + static_cast<std::size_t>(data[k].len); ++i) {
+        const int was = mark[i];
+        checks.copies = checks.copies || was != 0;
+        if (was == me) {
+          const auto g = dir.lo + static_cast<index_t>(i);
+          if (checks.repeated.first < 0 || g < checks.repeated.first) checks.repeated = {g, static_cast<int>(q)};
+        }
+        mark[i] = me;
+      }
+    }
+  }
+  const auto hole = std::find(mark.begin(), mark.end(), 0);
+  if (hole != mark.end()) checks.unheld = dir.lo + static_cast<index_t>(hole - mark.begin());
+  dir.deferred = std::move(data);
+  dir.deferred_counts = std::move(counts);
+  return dir;
 }
 
 /// Whether a pair of an Indirect layout and a regular 1-D one is planned by formula, without the
@@ -283,7 +349,7 @@ class DirectorySide {
   /// the next call.
   std::span<const Piece> pieces(index_t lo, index_t hi) {
     if constexpr (indirect_mapping<M>) {
-      return dir_->pieces;
+      return directory_pieces(*dir_);
     } else {
       own_.clear();
       if (lo >= hi) return own_;
