@@ -15,7 +15,7 @@ case "$harness" in
 esac
 mkdir -p "$work/corpus"
 cp "$seeds"/* "$work/corpus/"
-"$(command -v clang++-14 || command -v clang++)" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+"$(command -v clang++-14 || command -v clang++)" -std=c++20 -O1 -gline-tables-only -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root/include" "$root/test/fuzz/$harness.cpp" -o "$work/$harness"
 cd "$work"
 # Every input of the seed corpus first (regressions), then new ones for the time given.
