@@ -86,13 +86,23 @@ template <class A, class B>
 std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, std::vector<std::vector<IndirectMove>>* kept = nullptr,
                            bool formula = true) {
   const int p = src.m.nprocs();
-  std::vector<std::vector<IndirectMove>> got(static_cast<std::size_t>(p));
+  const auto np = static_cast<std::size_t>(p);
+  std::vector<std::vector<IndirectMove>> got(np);
+  // Element lists made whole (a list of short runs, as the array layer sends them): each rank's
+  // own, what each receives, and the blocks of both.
+  std::vector<detail::FormulaLists> lists(np);
+  std::vector<std::vector<index_t>> lists_in(np), in_words(np, std::vector<index_t>(np, 0));
+  std::vector<std::vector<detail::ListedBlock>> blocks(np);
   if (formula && by_formula(src, dst)) {
     auto run = [&](const auto& side, const auto& regular, bool source) {
       for (int r = 0; r < p; ++r) {
         // The list's runs where the array layer keeps them (a list of few runs), else the list.
         const auto& list = side.lists[static_cast<std::size_t>(r)];
         const auto runs = detail::list_runs(list, r, list.size() / 8);
+        if (runs.empty() && detail::lists_by_formula(list)) {
+          lists[static_cast<std::size_t>(r)] = detail::formula_lists(list, regular.m, r, p, source);
+          continue;
+        }
         auto mine = detail::formula_moves(list, runs, regular.m, r, source);
         // Ordered by peer in place (the array layer sends them from there and keeps them so).
         const auto counts = detail::order_by_peer(mine, r, p);
@@ -104,6 +114,22 @@ std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, st
     };
     if constexpr (detail::indirect_mapping<A> && !detail::indirect_mapping<B>) run(src, dst, true);
     else if constexpr (detail::indirect_mapping<B> && !detail::indirect_mapping<A>) run(dst, src, false);
+    // The second round: each rank's blocks to their ranks (the array layer's MPI_Alltoallv).
+    for (std::size_t q = 0; q < np; ++q) {
+      if (lists[q].words.empty()) continue;
+      std::size_t w = 0;
+      for (std::size_t r = 0; r < np; ++r) {
+        const auto len = static_cast<std::size_t>(lists[q].words[r]);
+        in_words[r][q] = static_cast<index_t>(len);
+        lists_in[r].insert(lists_in[r].end(), lists[q].data.begin() + static_cast<std::ptrdiff_t>(w),
+                           lists[q].data.begin() + static_cast<std::ptrdiff_t>(w + len));
+        w += len;
+      }
+    }
+    for (std::size_t r = 0; r < np; ++r) {
+      if (lists[r].words.empty()) lists[r].words.assign(np, 0);
+      blocks[r] = detail::formula_blocks(lists[r], in_words[r], lists_in[r], static_cast<int>(r), src.indirect);
+    }
   } else {
     for (int d = 0; d < p; ++d) {
       detail::DirectorySide<A> s(src.m, src.indirect ? &src.dirs[d] : nullptr);
@@ -116,7 +142,8 @@ std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, st
     }
   }
   std::vector<Plan> plans;
-  for (int r = 0; r < p; ++r) plans.push_back(detail::plan_of_moves(got[r], r, p));
+  for (int r = 0; r < p; ++r)
+    plans.push_back(detail::plan_of_moves(detail::IndirectMoves{got[r], {}, blocks[static_cast<std::size_t>(r)]}, r, p));
   if (kept != nullptr) *kept = std::move(got);
   return plans;
 }

@@ -226,7 +226,9 @@ TEST_CASE("indirect: a message of runs shorter than 4 elements is an element lis
   // Lists made of blocks of L consecutive indices, the blocks dealt to the ranks at random and
   // each list shuffled by block: from and into Block, a message's runs are the blocks (L
   // elements, joined where two blocks happen to continue each other). Runs of fewer than 4
-  // elements on average: an element list (both places of each element, in the runs' order).
+  // elements on average: an element list (both places of each element, in the runs' order). A
+  // rank whose whole list averages fewer than 4 indices a run makes every message it defines a
+  // list by formula (formula_lists: the messages with its owners, and its local copy).
   std::mt19937 rng(20261128);
   for (int p : {1, 2, 3, 5}) {
     for (index_t len : {1, 2, 3, 4, 8}) {
@@ -241,12 +243,21 @@ TEST_CASE("indirect: a message of runs shorter than 4 elements is an element lis
       INFO("P = " << p << ", blocks of " << len);
       const auto ind = indirect_side<void>(lists, n);
       const auto block = regular_side(Block::mapping(Block{}, n, p));
+      std::vector<bool> whole(static_cast<std::size_t>(p));  // the rank's list goes as element lists
+      for (int r = 0; r < p; ++r) {
+        const auto& l = lists[static_cast<std::size_t>(r)];
+        whole[static_cast<std::size_t>(r)] = detail::list_runs(l, r, l.size() / 8).empty() && detail::lists_by_formula(l);
+      }
+      if (len == 1 && p > 1) CHECK(whole[0]);
+      if (len >= 4) CHECK(std::none_of(whole.begin(), whole.end(), [](bool b) { return b; }));
       for (const bool into : {true, false}) {
         const auto plans = into ? plans_of(block, ind, n) : plans_of(ind, block, n);
-        for (const Plan& plan : plans) {
-          const Stage<Run>& st = plan.only();
+        for (int me = 0; me < p; ++me) {
+          const Stage<Run>& st = plans[static_cast<std::size_t>(me)].only();
           index_t listed = 0;
-          auto check = [&](const Message& m) {
+          // The rank whose list defines a message: the receiver into the list, the sender out of it.
+          auto defined_by = [&](const Message& m, bool send) { return (send != into) ? me : m.peer; };
+          auto check = [&](const Message& m, bool send) {
             if (m.size == 0) return;
             // A message is listed when it has two runs or more and they average fewer than 4
             // elements (a list's runs counted where its places stop continuing each other).
@@ -256,7 +267,7 @@ TEST_CASE("indirect: a message of runs shorter than 4 elements is an element lis
               runs = 1;
               for (std::size_t k = 1; k < s.size(); ++k) runs += s[k] != s[k - 1] + 1 || d[k] != d[k - 1] + 1;
             }
-            CHECK(m.listed() == (runs > 1 && m.size < 4 * runs));
+            CHECK(m.listed() == (whole[static_cast<std::size_t>(defined_by(m, send))] || (runs > 1 && m.size < 4 * runs)));
             if (m.listed()) {
               CHECK(m.nruns == 0);
               CHECK_FALSE(m.direct);
@@ -264,9 +275,9 @@ TEST_CASE("indirect: a message of runs shorter than 4 elements is an element lis
               listed += m.size;
             }
           };
-          check(st.local);
-          for (const Message& m : st.sends) check(m);
-          for (const Message& m : st.recvs) check(m);
+          check(st.local, !into);
+          for (const Message& m : st.sends) check(m, true);
+          for (const Message& m : st.recvs) check(m, false);
           CHECK(st.list.size() == 2 * static_cast<std::size_t>(listed));
           if (len == 1 && p > 1) CHECK(listed > 0);
           if (len >= 4) CHECK(st.list.empty());

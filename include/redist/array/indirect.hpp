@@ -150,7 +150,10 @@ constexpr bool folds_as_source(const M& m) noexcept {
 struct PairMoves {
   records<IndirectMove> made;      ///< by formula, on this rank
   records<IndirectMove> received;  ///< from the formula's side, or from the directory
-  IndirectMoves view() const noexcept { return {made, received}; }
+  FormulaLists lists;              ///< by formula, on this rank, for a list of short runs
+  records<index_t> lists_in;       ///< the element lists the other Indirect ranks sent
+  std::vector<ListedBlock> blocks;  ///< of lists and lists_in (formula_blocks)
+  IndirectMoves view() const noexcept { return {made, received, blocks}; }
 };
 template <class From, class To>
 PairMoves indirect_pair_moves(const boost::mpi::communicator& comm, const From& from, const To& to) {
@@ -193,12 +196,23 @@ PairMoves indirect_pair_moves(const boost::mpi::communicator& comm, const From& 
     const IndirectDirectory* dir = directory_of(im);
     if (formula_pair(source, !std::is_void_v<typename IM::op_type>, dir->copies,
                      replicated_mapping_of(rm) || partial_mapping_of(rm))) {
+      // A list of short runs (a permutation) goes as element lists, 16 bytes an element; other
+      // lists as moves, their runs joined. Each rank chooses for its own list; both rounds are
+      // made on every rank (empty where no rank has that kind).
+      const auto c = static_cast<MPI_Comm>(comm);
       PairMoves moves;
-      moves.made = formula_moves(im.indices(), dir->list_runs, rm, comm.rank(), source);
+      if (dir->list_runs.empty() && lists_by_formula(im.indices()))
+        moves.lists = formula_lists(im.indices(), rm, comm.rank(), comm.size(), source);
+      else
+        moves.made = formula_moves(im.indices(), dir->list_runs, rm, comm.rank(), source);
+      if (moves.lists.words.empty()) moves.lists.words.assign(static_cast<std::size_t>(comm.size()), 0);
       std::vector<index_t> counts;
       const std::vector<index_t> out = order_by_peer(moves.made, comm.rank(), comm.size());
-      exchange_records_into(static_cast<MPI_Comm>(comm), std::span<const index_t>(out),
-                            std::span<const IndirectMove>(moves.made), counts, "b = a with an Indirect layout", moves.received);
+      exchange_records_into(c, std::span<const index_t>(out), std::span<const IndirectMove>(moves.made), counts,
+                            "b = a with an Indirect layout", moves.received);
+      exchange_records_into(c, std::span<const index_t>(moves.lists.words), std::span<const index_t>(moves.lists.data),
+                            counts, "b = a with an Indirect layout", moves.lists_in);
+      moves.blocks = formula_blocks(moves.lists, counts, moves.lists_in, comm.rank(), source);
       return moves;
     }
   }

@@ -309,6 +309,89 @@ records<IndirectMove> formula_moves(std::span<const index_t> indices, std::span<
   return moves;
 }
 
+/// Whether an Indirect rank of a formula pair sends element lists (formula_lists) instead of
+/// moves: its list averages fewer than 4 indices per run of consecutive indices, as a message of
+/// such runs is an element list (plan_of_moves). O(local).
+inline bool lists_by_formula(std::span<const index_t> indices) noexcept {
+  std::size_t runs = indices.empty() ? 0 : 1;
+  for (std::size_t l = 1; l < indices.size(); ++l) runs += indices[l] != indices[l - 1] + 1 ? 1 : 0;
+  return runs > 1 && indices.size() < 4 * runs;
+}
+
+/// An Indirect rank's element lists of a formula pair, whole (formula_lists): per peer q, a block
+/// of its elements with q, their places on the sending rank, then on the receiving one, in this
+/// rank's list order; the blocks of the other ranks one after the other in rank order (as one
+/// MPI_Alltoallv sends them: `words[q]`, 2 per element), this rank's own block (its local copy,
+/// `local` elements; words[me] is 0) last.
+struct FormulaLists {
+  records<index_t> data;
+  std::vector<index_t> words;
+  index_t local = 0;
+};
+
+/// This rank's (`me`) element lists between its Indirect list `indices` and a regular 1-D mapping
+/// m (formula_pair), by formula: each element a single move, from this rank when
+/// `indirect_is_source`, else to it. 16 bytes an element (a move record is 32): what a
+/// permutation's plan is made of. Two passes over the list (count per owner, then write each
+/// element's places in its block): O(local + P).
+template <class M>
+FormulaLists formula_lists(std::span<const index_t> indices, const M& m, int me, int nprocs, bool indirect_is_source) {
+  const auto np = static_cast<std::size_t>(nprocs);
+  std::vector<index_t> count(np, 0);
+  for (const index_t g : indices) ++count[static_cast<std::size_t>(m.owner(g))];
+  FormulaLists out;
+  out.words.assign(np, 0);
+  std::vector<std::size_t> at(np, 0);  // per owner: where its block's sources go next
+  std::size_t w = 0;
+  for (std::size_t q = 0; q < np; ++q) {
+    if (static_cast<int>(q) == me) continue;
+    at[q] = w;
+    out.words[q] = 2 * count[q];
+    w += 2 * static_cast<std::size_t>(count[q]);
+  }
+  const auto self = static_cast<std::size_t>(me);
+  at[self] = w;
+  out.local = count[self];
+  out.data.resize(w + 2 * static_cast<std::size_t>(count[self]));
+  for (std::size_t l = 0; l < indices.size(); ++l) {
+    const index_t g = indices[l];
+    const auto o = static_cast<std::size_t>(m.owner(g));
+    const index_t there = m.local_index(g);
+    index_t* s = out.data.data() + at[o]++;
+    s[count[o]] = indirect_is_source ? there : static_cast<index_t>(l);  // the destination's place
+    *s = indirect_is_source ? static_cast<index_t>(l) : there;
+  }
+  return out;
+}
+
+/// The element-list blocks of a formula pair on this rank (`me`): its own (`own`, formula_lists;
+/// none when it sends moves) and those the other Indirect ranks sent it (`in_words[q]` words from
+/// rank q, one rank's after the other's in `in`), each as the message it is: from the Indirect
+/// rank to the owner when the Indirect side is the source, else the other way. Spans into `own`
+/// and `in`.
+inline std::vector<ListedBlock> formula_blocks(const FormulaLists& own, std::span<const index_t> in_words,
+                                               std::span<const index_t> in, int me, bool indirect_is_source) {
+  std::vector<ListedBlock> blocks;
+  auto add = [&](int indirect_rank, int owner, std::span<const index_t> places) {
+    if (places.empty()) return;
+    blocks.push_back(indirect_is_source ? ListedBlock{indirect_rank, owner, places} : ListedBlock{owner, indirect_rank, places});
+  };
+  std::size_t w = 0;
+  for (std::size_t q = 0; q < own.words.size(); ++q) {
+    const auto len = static_cast<std::size_t>(own.words[q]);
+    add(me, static_cast<int>(q), std::span<const index_t>(own.data).subspan(w, len));
+    w += len;
+  }
+  if (own.local > 0) add(me, me, std::span<const index_t>(own.data).subspan(w, 2 * static_cast<std::size_t>(own.local)));
+  w = 0;
+  for (std::size_t q = 0; q < in_words.size(); ++q) {
+    const auto len = static_cast<std::size_t>(in_words[q]);
+    add(static_cast<int>(q), me, in.subspan(w, len));
+    w += len;
+  }
+  return blocks;
+}
+
 /// Orders the moves of this rank (`me`) in place by their peer, the other end of each (the moves
 /// within this rank last), and returns how many each rank gets: one MPI_Alltoallv sends them from
 /// `moves` itself. One counting sort by cycles (each swap puts a move in its peer's place):

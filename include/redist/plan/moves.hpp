@@ -44,10 +44,24 @@ struct indirect_layout_t<L> : indirect_layout_t<std::remove_cvref_t<decltype(std
 template <class L>
 inline constexpr bool indirect_layout = indirect_layout_t<L>::value;
 
-/// This rank's moves for a plan with an Indirect layout, in two parts read in order: those it made
-/// (by formula) and those it received (from the formula's side or the directory).
+/// A message of single elements, whole, as a formula pair's Indirect rank makes it for a list of
+/// short runs (plan/indirect.hpp's formula_lists) and its other end receives it: rank `from`'s
+/// local elements `places[0, size)` go to rank `to`'s `places[size, 2 size)`, in packed order
+/// (the layout of Stage::list).
+struct ListedBlock {
+  int from;
+  int to;
+  std::span<const index_t> places;
+  index_t size() const noexcept { return static_cast<index_t>(places.size() / 2); }
+};
+
+/// This rank's moves for a plan with an Indirect layout: those it made (by formula) and those it
+/// received (from the formula's side or the directory), read in that order, and element lists
+/// made whole (`blocks`: its own and those its peers sent it), each after the moves of its pair of
+/// ranks.
 struct IndirectMoves {
   std::span<const IndirectMove> made, received;
+  std::span<const ListedBlock> blocks = {};
 };
 
 /// The moves of this rank for the plan being built on this thread with an Indirect layout (set by

@@ -403,8 +403,9 @@ namespace detail {
 /// order), consecutive ones joined into runs, so that a list that is really a block costs what a
 /// block costs; the local moves copied directly; one all-at-once step. A message (or
 /// the local copy) whose runs would average fewer than `list_below` elements is an element list
-/// instead (Message::list_at: 16 bytes an element, where a run is 64). Two passes over the moves
-/// (count, then write each in its place): O(moves + P), no sort.
+/// instead (Message::list_at: 16 bytes an element, where a run is 64), and so is one that has
+/// element lists made whole (moves.blocks: copied after its moves' elements). Two passes over
+/// the moves (count, then write each in its place): O(moves + blocks + P), no sort.
 inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, index_t list_below = 4) {
   Plan plan;
   plan.rank = rank;
@@ -433,12 +434,19 @@ inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, inde
     src_end[k] = m.src + m.len;
     dst_end[k] = m.dst + m.len;
   });
+  std::vector<unsigned char> blocked(slots, 0);  // the slot has element lists made whole
+  for (const ListedBlock& b : moves.blocks) {
+    const std::size_t k = slot(IndirectMove{b.from, b.to, 0, 0, b.size()});
+    if (b.size() <= 0 || k == slots - 1) continue;
+    elems[k] += b.size();
+    blocked[k] = 1;
+  }
   // Where each slot's runs (or list) go.
   std::vector<unsigned char> listed(slots, 0);
   std::vector<std::size_t> at(slots, 0);
   std::size_t runs = 0, listed_elems = 0;
   for (std::size_t k = 0; k + 1 < slots; ++k) {
-    listed[k] = nruns[k] > 1 && elems[k] < list_below * nruns[k] ? 1 : 0;
+    listed[k] = blocked[k] != 0 || (nruns[k] > 1 && elems[k] < list_below * nruns[k]) ? 1 : 0;
     if (listed[k] != 0) {
       at[k] = listed_elems;
       listed_elems += 2 * static_cast<std::size_t>(elems[k]);
@@ -475,6 +483,15 @@ inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, inde
     src_end[k] = m.src + m.len;
     dst_end[k] = m.dst + m.len;
   });
+  for (const ListedBlock& b : moves.blocks) {
+    const std::size_t k = slot(IndirectMove{b.from, b.to, 0, 0, b.size()});
+    if (b.size() <= 0 || k == slots - 1) continue;
+    index_t* s = st.list.data() + next[k];
+    const auto half = static_cast<std::size_t>(b.size());
+    std::copy_n(b.places.data(), half, s);
+    std::copy_n(b.places.data() + half, half, s + elems[k]);
+    next[k] += half;
+  }
   auto message = [&](std::size_t k, int peer, side where) {
     Message msg;
     msg.peer = peer;
