@@ -15,22 +15,39 @@
 
 namespace redist::test {
 
-/// Every rank's directory part of the layout whose rank r lists lists[r] (the first round).
-inline std::vector<IndirectDirectory> directories(const std::vector<std::vector<index_t>>& lists, index_t n) {
+/// The first round's requests of the ranks whose rank r lists lists[r], as each directory rank
+/// receives them: per directory rank d, the records (one sender's after the other's) and their
+/// counts per sender (the array layer's MPI_Alltoallv).
+struct ReceivedRequests {
+  std::vector<detail::records<detail::DirectoryEntry>> data;
+  std::vector<std::vector<index_t>> counts;
+};
+inline ReceivedRequests received_requests(const std::vector<std::vector<index_t>>& lists, index_t n) {
   const int p = static_cast<int>(lists.size());
   std::vector<detail::Outbox<detail::DirectoryEntry>> out;
   for (const auto& l : lists) out.push_back(detail::directory_requests(l, n, p));
   std::vector<index_t> at(static_cast<std::size_t>(p), 0);  // per sender: where its records for d start
+  ReceivedRequests in;
+  in.data.resize(static_cast<std::size_t>(p));
+  in.counts.resize(static_cast<std::size_t>(p));
+  for (int d = 0; d < p; ++d)
+    for (int r = 0; r < p; ++r) {
+      in.counts[d].push_back(out[r].counts[d]);
+      in.data[d].insert(in.data[d].end(), out[r].data.begin() + at[r], out[r].data.begin() + at[r] + out[r].counts[d]);
+      at[r] += out[r].counts[d];
+    }
+  return in;
+}
+
+/// Every rank's directory part of the layout whose rank r lists lists[r] (the first round).
+inline std::vector<IndirectDirectory> directories(const std::vector<std::vector<index_t>>& lists, index_t n) {
+  const int p = static_cast<int>(lists.size());
+  ReceivedRequests in = received_requests(lists, n);
   std::vector<IndirectDirectory> dirs;
   bool copies = false;
   for (int d = 0; d < p; ++d) {
-    detail::records<detail::DirectoryEntry> data;
-    std::vector<index_t> counts;
-    for (int r = 0; r < p; ++r) {
-      counts.push_back(out[r].counts[d]);
-      data.insert(data.end(), out[r].data.begin() + at[r], out[r].data.begin() + at[r] + out[r].counts[d]);
-      at[r] += out[r].counts[d];
-    }
+    auto& data = in.data[static_cast<std::size_t>(d)];
+    auto& counts = in.counts[static_cast<std::size_t>(d)];
     detail::DirectoryChecks checks;
     dirs.push_back(detail::directory_of_requests(d, n, p, std::move(data), std::move(counts), checks));
     copies = copies || checks.copies;

@@ -162,17 +162,10 @@ TEST_CASE("indirect: a directory part of many requests checks them by marks and 
         for (int k = 0; k < 3; ++k) l.push_back(std::uniform_int_distribution<index_t>(0, n - 1)(rng));  // ghosts (or twice)
       if (!stretches) std::shuffle(l.begin(), l.end(), rng);
     }
-    std::vector<detail::Outbox<detail::DirectoryEntry>> out;
-    for (const auto& l : lists) out.push_back(detail::directory_requests(l, n, p));
-    std::vector<index_t> at(static_cast<std::size_t>(p), 0);
+    ReceivedRequests in = received_requests(lists, n);
     for (int d = 0; d < p; ++d) {
-      detail::records<detail::DirectoryEntry> data;
-      std::vector<index_t> counts;
-      for (int r = 0; r < p; ++r) {
-        counts.push_back(out[r].counts[d]);
-        data.insert(data.end(), out[r].data.begin() + at[r], out[r].data.begin() + at[r] + out[r].counts[d]);
-        at[r] += out[r].counts[d];
-      }
+      auto& data = in.data[static_cast<std::size_t>(d)];
+      auto& counts = in.counts[static_cast<std::size_t>(d)];
       const IndirectDirectory expect = detail::make_directory(d, n, p, data, counts);
       detail::DirectoryChecks checks;
       const IndirectDirectory dir = detail::directory_of_requests(d, n, p, std::move(data), std::move(counts), checks);
