@@ -109,6 +109,7 @@ std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, st
   // own, what each receives, and the blocks of both.
   std::vector<detail::FormulaLists> lists(np);
   std::vector<std::vector<index_t>> lists_in(np), in_words(np, std::vector<index_t>(np, 0));
+  std::vector<std::size_t> own(np, 0);  // per rank: its own blocks' words, at the head of its buffer
   std::vector<std::vector<detail::ListedBlock>> blocks(np);
   if (formula && by_formula(src, dst)) {
     auto run = [&](const auto& side, const auto& regular, bool source) {
@@ -143,9 +144,13 @@ std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, st
         w += len;
       }
     }
+    // Each rank's buffer: its own blocks, then those it received (as the array layer has it).
     for (std::size_t r = 0; r < np; ++r) {
       if (lists[r].words.empty()) lists[r].words.assign(np, 0);
-      blocks[r] = detail::formula_blocks(lists[r], in_words[r], lists_in[r], static_cast<int>(r), src.indirect);
+      own[r] = lists[r].data.size();
+      lists[r].data.insert(lists[r].data.end(), lists_in[r].begin(), lists_in[r].end());
+      blocks[r] = detail::formula_blocks(lists[r], in_words[r], std::span<const index_t>(lists[r].data).subspan(own[r]),
+                                         static_cast<int>(r), src.indirect);
     }
   } else {
     for (int d = 0; d < p; ++d) {
@@ -160,7 +165,11 @@ std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, st
   }
   std::vector<Plan> plans;
   for (int r = 0; r < p; ++r)
-    plans.push_back(detail::plan_of_moves(detail::IndirectMoves{got[r], {}, blocks[static_cast<std::size_t>(r)]}, r, p));
+    plans.push_back(detail::plan_of_moves(detail::IndirectMoves{got[r], {}, blocks[static_cast<std::size_t>(r)],
+                                                                blocks[static_cast<std::size_t>(r)].empty()
+                                                                    ? nullptr
+                                                                    : &lists[static_cast<std::size_t>(r)].data},
+                                          r, p));
   if (kept != nullptr) *kept = std::move(got);
   return plans;
 }

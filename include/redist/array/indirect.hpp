@@ -29,14 +29,16 @@
 
 namespace redist::detail {
 
-/// One MPI_Alltoallv of the records of `data` (out_counts[q] for rank q, one rank's after the
-/// other's; a record is sizeof(T) bytes) over comm: appends the records received to `in`, one
-/// rank's after the other's, and writes their counts per rank to `in_counts`. Collective. A count
-/// above INT_MAX records (to or from one rank) is a redist::error on every rank, before anything
-/// moves.
-template <class T>
-void exchange_records_into(MPI_Comm comm, std::span<const index_t> out_counts, std::span<const T> data,
-                           std::vector<index_t>& in_counts, const char* what, records<T>& in) {
+/// The counts and displacements of one MPI_Alltoallv of records (out_counts[q] for rank q, one
+/// rank's after the other's), agreed over comm: in_counts gets the counts per rank to receive. A
+/// count above INT_MAX records (to or from one rank), or displacements past it, is a
+/// redist::error on every rank, before anything moves. Collective.
+struct RecordCounts {
+  std::vector<int> sc, sd, rc, rd;
+  std::size_t received = 0;
+};
+inline RecordCounts agree_record_counts(MPI_Comm comm, std::span<const index_t> out_counts, std::vector<index_t>& in_counts,
+                                        const char* what) {
   int p = 1;
   runtime::detail::check(MPI_Comm_size(comm, &p), "MPI_Comm_size");
   static_assert(sizeof(long long) == sizeof(index_t));
@@ -50,30 +52,52 @@ void exchange_records_into(MPI_Comm comm, std::span<const index_t> out_counts, s
   runtime::detail::check(MPI_Allreduce(&big, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
   if (any != 0)
     report_error(std::string("redist: ") + what + " requires at most INT_MAX records between two ranks of its directory");
-  std::vector<int> sc(static_cast<std::size_t>(p)), sd(static_cast<std::size_t>(p)), rc(static_cast<std::size_t>(p)),
-      rd(static_cast<std::size_t>(p));
+  RecordCounts c;
+  c.sc.resize(static_cast<std::size_t>(p));
+  c.sd.resize(static_cast<std::size_t>(p));
+  c.rc.resize(static_cast<std::size_t>(p));
+  c.rd.resize(static_cast<std::size_t>(p));
   long long s = 0, r = 0;
   for (std::size_t q = 0; q < static_cast<std::size_t>(p); ++q) {
-    sc[q] = static_cast<int>(out_counts[q]);
-    rc[q] = static_cast<int>(in_counts[q]);
-    sd[q] = static_cast<int>(std::min<long long>(s, INT_MAX));
-    rd[q] = static_cast<int>(std::min<long long>(r, INT_MAX));
-    s += sc[q];
-    r += rc[q];
+    c.sc[q] = static_cast<int>(out_counts[q]);
+    c.rc[q] = static_cast<int>(in_counts[q]);
+    c.sd[q] = static_cast<int>(std::min<long long>(s, INT_MAX));
+    c.rd[q] = static_cast<int>(std::min<long long>(r, INT_MAX));
+    s += c.sc[q];
+    r += c.rc[q];
   }
   if (s > INT_MAX || r > INT_MAX)  // displacements past INT_MAX records: a rank's own limit, agreed below
     big = 1;
   runtime::detail::check(MPI_Allreduce(&big, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
   if (any != 0) report_error(std::string("redist: ") + what + " requires at most INT_MAX records per rank in one round");
-  const std::size_t at = in.size();
-  in.resize(at + static_cast<std::size_t>(r));
+  c.received = static_cast<std::size_t>(r);
+  return c;
+}
+
+/// The MPI_Alltoallv of records (sizeof(T) bytes each) that agree_record_counts agreed: from
+/// `send`, into `recv`. Collective.
+template <class T>
+void alltoallv_records(MPI_Comm comm, const RecordCounts& c, const T* send, T* recv) {
   MPI_Datatype record = MPI_DATATYPE_NULL;
   runtime::detail::check(MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &record), "MPI_Type_contiguous");
   runtime::detail::check(MPI_Type_commit(&record), "MPI_Type_commit");
-  const int rc_all =
-      MPI_Alltoallv(data.data(), sc.data(), sd.data(), record, in.data() + at, rc.data(), rd.data(), record, comm);
+  const int rc_all = MPI_Alltoallv(send, c.sc.data(), c.sd.data(), record, recv, c.rc.data(), c.rd.data(), record, comm);
   MPI_Type_free(&record);
   runtime::detail::check(rc_all, "MPI_Alltoallv");
+}
+
+/// One MPI_Alltoallv of the records of `data` (out_counts[q] for rank q, one rank's after the
+/// other's; a record is sizeof(T) bytes) over comm: appends the records received to `in`, one
+/// rank's after the other's, and writes their counts per rank to `in_counts`. Collective. A count
+/// above INT_MAX records (to or from one rank) is a redist::error on every rank, before anything
+/// moves.
+template <class T>
+void exchange_records_into(MPI_Comm comm, std::span<const index_t> out_counts, std::span<const T> data,
+                           std::vector<index_t>& in_counts, const char* what, records<T>& in) {
+  const RecordCounts c = agree_record_counts(comm, out_counts, in_counts, what);
+  const std::size_t at = in.size();
+  in.resize(at + c.received);
+  alltoallv_records(comm, c, data.data(), in.data() + at);
 }
 
 /// exchange_records_into a new vector: the records received.
@@ -150,10 +174,10 @@ constexpr bool folds_as_source(const M& m) noexcept {
 struct PairMoves {
   records<IndirectMove> made;      ///< by formula, on this rank
   records<IndirectMove> received;  ///< from the formula's side, or from the directory
-  FormulaLists lists;              ///< by formula, on this rank, for a list of short runs
-  records<index_t> lists_in;       ///< the element lists the other Indirect ranks sent
-  std::vector<ListedBlock> blocks;  ///< of lists and lists_in (formula_blocks)
-  IndirectMoves view() const noexcept { return {made, received, blocks}; }
+  /// By formula, for a list of short runs: this rank's blocks, then those the other ranks sent.
+  mutable FormulaLists lists;
+  std::vector<ListedBlock> blocks;  ///< in lists (formula_blocks)
+  IndirectMoves view() const noexcept { return {made, received, blocks, blocks.empty() ? nullptr : &lists.data}; }
 };
 template <class From, class To>
 PairMoves indirect_pair_moves(const boost::mpi::communicator& comm, const From& from, const To& to) {
@@ -201,18 +225,23 @@ PairMoves indirect_pair_moves(const boost::mpi::communicator& comm, const From& 
       // made on every rank (empty where no rank has that kind).
       const auto c = static_cast<MPI_Comm>(comm);
       PairMoves moves;
-      if (dir->list_runs.empty() && lists_by_formula(im.indices()))
-        moves.lists = formula_lists(im.indices(), rm, comm.rank(), comm.size(), source);
-      else
-        moves.made = formula_moves(im.indices(), dir->list_runs, rm, comm.rank(), source);
+      const bool listed = dir->list_runs.empty() && lists_by_formula(im.indices());
+      if (listed) moves.lists = formula_list_counts(im.indices(), rm, comm.rank(), comm.size());
+      else moves.made = formula_moves(im.indices(), dir->list_runs, rm, comm.rank(), source);
       if (moves.lists.words.empty()) moves.lists.words.assign(static_cast<std::size_t>(comm.size()), 0);
       std::vector<index_t> counts;
       const std::vector<index_t> out = order_by_peer(moves.made, comm.rank(), comm.size());
       exchange_records_into(c, std::span<const index_t>(out), std::span<const IndirectMove>(moves.made), counts,
                             "b = a with an Indirect layout", moves.received);
-      exchange_records_into(c, std::span<const index_t>(moves.lists.words), std::span<const index_t>(moves.lists.data),
-                            counts, "b = a with an Indirect layout", moves.lists_in);
-      moves.blocks = formula_blocks(moves.lists, counts, moves.lists_in, comm.rank(), source);
+      // The element lists: this rank's blocks written at the head of one buffer, the other ranks'
+      // received after them; the plan takes the buffer as its lists.
+      const RecordCounts lc = agree_record_counts(c, moves.lists.words, counts, "b = a with an Indirect layout");
+      const std::size_t own = moves.lists.own_words();
+      moves.lists.data.resize(own + lc.received);
+      if (listed) formula_list_fill(im.indices(), rm, comm.rank(), source, moves.lists);
+      alltoallv_records(c, lc, moves.lists.data.data(), moves.lists.data.data() + own);
+      moves.blocks = formula_blocks(moves.lists, counts, std::span<const index_t>(moves.lists.data).subspan(own), comm.rank(),
+                                    source);
       return moves;
     }
   }

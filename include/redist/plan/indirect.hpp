@@ -322,37 +322,47 @@ inline bool lists_by_formula(std::span<const index_t> indices) noexcept {
 /// of its elements with q, their places on the sending rank, then on the receiving one, in this
 /// rank's list order; the blocks of the other ranks one after the other in rank order (as one
 /// MPI_Alltoallv sends them: `words[q]`, 2 per element), this rank's own block (its local copy,
-/// `local` elements; words[me] is 0) last.
+/// `local` elements; words[me] is 0) last. The array layer receives the other ranks' blocks into
+/// the same buffer, after these (own_words()), and the plan takes it whole.
 struct FormulaLists {
   records<index_t> data;
   std::vector<index_t> words;
   index_t local = 0;
+  std::size_t own_words() const noexcept {
+    std::size_t w = 2 * static_cast<std::size_t>(local);
+    for (const index_t x : words) w += static_cast<std::size_t>(x);
+    return w;
+  }
 };
 
-/// This rank's (`me`) element lists between its Indirect list `indices` and a regular 1-D mapping
-/// m (formula_pair), by formula: each element a single move, from this rank when
-/// `indirect_is_source`, else to it. 16 bytes an element (a move record is 32): what a
-/// permutation's plan is made of. Two passes over the list (count per owner, then write each
-/// element's places in its block): O(local + P).
+/// The first pass of formula_lists: how many of this rank's (`me`) elements each owner of the
+/// regular 1-D mapping m holds (words, local). O(local + P).
 template <class M>
-FormulaLists formula_lists(std::span<const index_t> indices, const M& m, int me, int nprocs, bool indirect_is_source) {
-  const auto np = static_cast<std::size_t>(nprocs);
-  std::vector<index_t> count(np, 0);
-  for (const index_t g : indices) ++count[static_cast<std::size_t>(m.owner(g))];
+FormulaLists formula_list_counts(std::span<const index_t> indices, const M& m, int me, int nprocs) {
   FormulaLists out;
-  out.words.assign(np, 0);
-  std::vector<std::size_t> at(np, 0);  // per owner: where its block's sources go next
+  out.words.assign(static_cast<std::size_t>(nprocs), 0);
+  for (const index_t g : indices) out.words[static_cast<std::size_t>(m.owner(g))] += 2;
+  out.local = out.words[static_cast<std::size_t>(me)] / 2;
+  out.words[static_cast<std::size_t>(me)] = 0;
+  return out;
+}
+
+/// The second pass of formula_lists: each element's places written into its owner's block, at the
+/// head of out.data (which holds at least own_words()). O(local + P).
+template <class M>
+void formula_list_fill(std::span<const index_t> indices, const M& m, int me, bool indirect_is_source, FormulaLists& out) {
+  const std::size_t np = out.words.size();
+  std::vector<std::size_t> at(np, 0), count(np, 0);  // per owner: where its block's sources go next; its elements
   std::size_t w = 0;
   for (std::size_t q = 0; q < np; ++q) {
     if (static_cast<int>(q) == me) continue;
     at[q] = w;
-    out.words[q] = 2 * count[q];
-    w += 2 * static_cast<std::size_t>(count[q]);
+    count[q] = static_cast<std::size_t>(out.words[q]) / 2;
+    w += static_cast<std::size_t>(out.words[q]);
   }
   const auto self = static_cast<std::size_t>(me);
   at[self] = w;
-  out.local = count[self];
-  out.data.resize(w + 2 * static_cast<std::size_t>(count[self]));
+  count[self] = static_cast<std::size_t>(out.local);
   for (std::size_t l = 0; l < indices.size(); ++l) {
     const index_t g = indices[l];
     const auto o = static_cast<std::size_t>(m.owner(g));
@@ -361,6 +371,18 @@ FormulaLists formula_lists(std::span<const index_t> indices, const M& m, int me,
     s[count[o]] = indirect_is_source ? there : static_cast<index_t>(l);  // the destination's place
     *s = indirect_is_source ? static_cast<index_t>(l) : there;
   }
+}
+
+/// This rank's (`me`) element lists between its Indirect list `indices` and a regular 1-D mapping
+/// m (formula_pair), by formula: each element a single move, from this rank when
+/// `indirect_is_source`, else to it. 16 bytes an element (a move record is 32): what a
+/// permutation's plan is made of. Two passes over the list (count per owner, then write each
+/// element's places in its block): O(local + P).
+template <class M>
+FormulaLists formula_lists(std::span<const index_t> indices, const M& m, int me, int nprocs, bool indirect_is_source) {
+  FormulaLists out = formula_list_counts(indices, m, me, nprocs);
+  out.data.resize(out.own_words());
+  formula_list_fill(indices, m, me, indirect_is_source, out);
   return out;
 }
 

@@ -62,6 +62,10 @@ struct ListedBlock {
 struct IndirectMoves {
   std::span<const IndirectMove> made, received;
   std::span<const ListedBlock> blocks = {};
+  /// The buffer every block lies in (when there are blocks): the plan made of these moves takes
+  /// it as its element lists (moved out of here: one plan is made of one set of moves), each
+  /// block's message listed where the block is, without a copy.
+  records<index_t>* lists = nullptr;
 };
 
 /// The moves of this rank for the plan being built on this thread with an Indirect layout (set by

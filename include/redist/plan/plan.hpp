@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <redist/detail/math.hpp>
+#include <redist/detail/records.hpp>
 #include <redist/dist/any.hpp>
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/distribution.hpp>
@@ -149,8 +150,9 @@ struct Stage {
   index_t relay = 0;                      ///< elements of the relay area
   Cycles cycles;
   /// The element lists of listed messages (Message::list_at): per message, its source places,
-  /// then its destination places, both in packed order. Empty when no message is listed.
-  std::vector<index_t> list;
+  /// then its destination places, both in packed order. Empty when no message is listed. Records
+  /// (detail::records): an Indirect plan's are the buffer its element lists came in.
+  detail::records<index_t> list;
 
   std::span<const R> runs_of(const Message& m) const noexcept {
     return std::span<const R>(runs).subspan(m.first, m.nruns);
@@ -404,8 +406,10 @@ namespace detail {
 /// block costs; the local moves copied directly; one all-at-once step. A message (or
 /// the local copy) whose runs would average fewer than `list_below` elements is an element list
 /// instead (Message::list_at: 16 bytes an element, where a run is 64), and so is one that has
-/// element lists made whole (moves.blocks: copied after its moves' elements). Two passes over
-/// the moves (count, then write each in its place): O(moves + blocks + P), no sort.
+/// element lists made whole (moves.blocks): the plan's list is then their buffer (moves.lists,
+/// taken), a message of one block listed where it lies, any other listed message after it. Two
+/// passes over the moves (count, then write each in its place): O(moves + P), no sort, no copy of
+/// the blocks.
 inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, index_t list_below = 4) {
   Plan plan;
   plan.rank = rank;
@@ -434,20 +438,44 @@ inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, inde
     src_end[k] = m.src + m.len;
     dst_end[k] = m.dst + m.len;
   });
-  std::vector<unsigned char> blocked(slots, 0);  // the slot has element lists made whole
-  for (const ListedBlock& b : moves.blocks) {
+  // Element lists made whole: their buffer becomes the plan's list; a slot of one block and no
+  // moves is listed where its block lies (in_place), any other after the buffer.
+  std::vector<index_t> blocks_of(slots, 0);
+  std::vector<std::size_t> block_at(moves.blocks.size(), 0);  // each block's offset in the buffer
+  std::size_t listed_elems = 0;
+  if (!moves.blocks.empty()) {
+    REDIST_EXPECTS(moves.lists != nullptr && !moves.lists->empty(),
+                   "redist: the element lists of an Indirect plan are taken by the one plan made of them");
+    const index_t* base = moves.lists->data();
+    for (std::size_t i = 0; i < moves.blocks.size(); ++i) {
+      const ListedBlock& b = moves.blocks[i];
+      REDIST_EXPECTS(b.places.data() >= base && b.places.data() + b.places.size() <= base + moves.lists->size(),
+                     "redist: an Indirect plan's element lists lie in the buffer given with them");
+      block_at[i] = static_cast<std::size_t>(b.places.data() - base);
+      const std::size_t k = slot(IndirectMove{b.from, b.to, 0, 0, b.size()});
+      if (b.size() <= 0 || k == slots - 1) continue;
+      elems[k] += b.size();
+      ++blocks_of[k];
+    }
+    st.list = std::move(*moves.lists);
+    listed_elems = st.list.size();
+  }
+  std::vector<std::ptrdiff_t> in_place(slots, -1);
+  for (std::size_t i = 0; i < moves.blocks.size(); ++i) {
+    const ListedBlock& b = moves.blocks[i];
     const std::size_t k = slot(IndirectMove{b.from, b.to, 0, 0, b.size()});
-    if (b.size() <= 0 || k == slots - 1) continue;
-    elems[k] += b.size();
-    blocked[k] = 1;
+    if (b.size() > 0 && k != slots - 1 && blocks_of[k] == 1 && nruns[k] == 0)
+      in_place[k] = static_cast<std::ptrdiff_t>(block_at[i]);
   }
   // Where each slot's runs (or list) go.
   std::vector<unsigned char> listed(slots, 0);
   std::vector<std::size_t> at(slots, 0);
-  std::size_t runs = 0, listed_elems = 0;
+  std::size_t runs = 0;
   for (std::size_t k = 0; k + 1 < slots; ++k) {
-    listed[k] = blocked[k] != 0 || (nruns[k] > 1 && elems[k] < list_below * nruns[k]) ? 1 : 0;
-    if (listed[k] != 0) {
+    listed[k] = blocks_of[k] != 0 || (nruns[k] > 1 && elems[k] < list_below * nruns[k]) ? 1 : 0;
+    if (in_place[k] >= 0) {
+      at[k] = static_cast<std::size_t>(in_place[k]);
+    } else if (listed[k] != 0) {
       at[k] = listed_elems;
       listed_elems += 2 * static_cast<std::size_t>(elems[k]);
     } else {
@@ -483,13 +511,16 @@ inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, inde
     src_end[k] = m.src + m.len;
     dst_end[k] = m.dst + m.len;
   });
-  for (const ListedBlock& b : moves.blocks) {
+  for (std::size_t i = 0; i < moves.blocks.size(); ++i) {
+    const ListedBlock& b = moves.blocks[i];
     const std::size_t k = slot(IndirectMove{b.from, b.to, 0, 0, b.size()});
-    if (b.size() <= 0 || k == slots - 1) continue;
+    if (b.size() <= 0 || k == slots - 1 || in_place[k] >= 0) continue;
+    // Copied from where the block lies in the list (the buffer, taken: `places` may have moved).
+    const index_t* from = st.list.data() + block_at[i];
     index_t* s = st.list.data() + next[k];
     const auto half = static_cast<std::size_t>(b.size());
-    std::copy_n(b.places.data(), half, s);
-    std::copy_n(b.places.data() + half, half, s + elems[k]);
+    std::copy_n(from, half, s);
+    std::copy_n(from + half, half, s + elems[k]);
     next[k] += half;
   }
   auto message = [&](std::size_t k, int peer, side where) {
