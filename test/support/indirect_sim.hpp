@@ -112,7 +112,12 @@ std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, st
   std::vector<std::size_t> own(np, 0);  // per rank: its own blocks' words, at the head of its buffer
   std::vector<std::vector<detail::ListedBlock>> blocks(np);
   if (formula && by_formula(src, dst)) {
+    // The regular side is the directory's own Block (directory_is_owner): each rank's moves kept
+    // in their order, and what each rank receives made from its directory part (the array layer
+    // sends only the counts).
     auto run = [&](const auto& side, const auto& regular, bool source) {
+      const bool at_owner = detail::directory_is_owner(regular.m, n, p);
+      std::vector<std::vector<index_t>> move_counts(np);  // per rank: its moves per peer (at_owner)
       for (int r = 0; r < p; ++r) {
         // The list's runs where the array layer keeps them (a list of few runs), else the list.
         const auto& list = side.lists[static_cast<std::size_t>(r)];
@@ -122,6 +127,11 @@ std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, st
           continue;
         }
         auto mine = detail::formula_moves(list, runs, regular.m, r, source);
+        if (at_owner) {
+          move_counts[static_cast<std::size_t>(r)] = detail::peer_counts(mine, r, p);
+          got[static_cast<std::size_t>(r)].insert(got[static_cast<std::size_t>(r)].end(), mine.begin(), mine.end());
+          continue;
+        }
         // Ordered by peer in place (the array layer sends them from there and keeps them so).
         const auto counts = detail::order_by_peer(mine, r, p);
         got[static_cast<std::size_t>(r)].insert(got[static_cast<std::size_t>(r)].end(), mine.begin(), mine.end());
@@ -129,11 +139,32 @@ std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, st
         for (int q = 0; q < p; ++q)
           for (index_t i = 0; i < counts[static_cast<std::size_t>(q)]; ++i, ++k) got[static_cast<std::size_t>(q)].push_back(mine[k]);
       }
+      if (!at_owner) return false;
+      for (std::size_t r = 0; r < np; ++r) {
+        std::vector<index_t> in_moves(np, 0);
+        std::size_t total = 0;
+        for (std::size_t q = 0; q < np; ++q) {
+          if (!move_counts[q].empty()) in_moves[q] = move_counts[q][r];
+          if (!lists[q].words.empty()) in_words[r][q] = lists[q].words[r];
+          total += static_cast<std::size_t>(in_words[r][q]);
+        }
+        if (lists[r].words.empty()) lists[r].words.assign(np, 0);
+        own[r] = lists[r].data.size();
+        lists[r].data.resize(own[r] + total);
+        detail::records<IndirectMove> in;
+        detail::directory_formula_records(side.dirs[r], static_cast<int>(r), source, in_moves, in_words[r], in,
+                                          lists[r].data.data() + own[r]);
+        got[r].insert(got[r].end(), in.begin(), in.end());
+        blocks[r] = detail::formula_blocks(lists[r], in_words[r], std::span<const index_t>(lists[r].data).subspan(own[r]),
+                                           static_cast<int>(r), source);
+      }
+      return true;
     };
-    if constexpr (detail::indirect_mapping<A> && !detail::indirect_mapping<B>) run(src, dst, true);
-    else if constexpr (detail::indirect_mapping<B> && !detail::indirect_mapping<A>) run(dst, src, false);
+    bool made = false;
+    if constexpr (detail::indirect_mapping<A> && !detail::indirect_mapping<B>) made = run(src, dst, true);
+    else if constexpr (detail::indirect_mapping<B> && !detail::indirect_mapping<A>) made = run(dst, src, false);
     // The second round: each rank's blocks to their ranks (the array layer's MPI_Alltoallv).
-    for (std::size_t q = 0; q < np; ++q) {
+    for (std::size_t q = 0; q < np && !made; ++q) {
       if (lists[q].words.empty()) continue;
       std::size_t w = 0;
       for (std::size_t r = 0; r < np; ++r) {
@@ -145,7 +176,7 @@ std::vector<Plan> plans_of(const Side<A>& src, const Side<B>& dst, index_t n, st
       }
     }
     // Each rank's buffer: its own blocks, then those it received (as the array layer has it).
-    for (std::size_t r = 0; r < np; ++r) {
+    for (std::size_t r = 0; r < np && !made; ++r) {
       if (lists[r].words.empty()) lists[r].words.assign(np, 0);
       own[r] = lists[r].data.size();
       lists[r].data.insert(lists[r].data.end(), lists_in[r].begin(), lists_in[r].end());

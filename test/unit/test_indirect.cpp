@@ -401,6 +401,76 @@ TEST_CASE("indirect: a pair each holder can tell alone is planned by formula, wi
   check_against_oracle(cyclic, hv, n);
 }
 
+TEST_CASE("indirect: against the directory's own Block a rank makes what it would receive from its directory part", "[indirect]") {
+  // What each Indirect rank q makes for owner r by formula (its moves with r in their order, or
+  // its element-list block for r) is what r's directory_formula_records makes of q's requests: one
+  // for one, in the same order. Both kinds of part (requests kept unsorted, or sorted into pieces:
+  // few requests, or sorted since by a pair that read them), both directions, ghosts, empty ranks.
+  std::mt19937 rng(2611);
+  int rebuilt = 0, deferred = 0, listed = 0, moved = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    const int p = 1 + trial % 6;
+    const index_t n = std::uniform_int_distribution<index_t>(0, 300)(rng);
+    const bool source = trial % 2 == 0;
+    // A random permutation with ghosts (short runs: element lists), or a halo (long runs: moves).
+    const auto lists = trial % 3 == 2 ? halo_lists(n, p, trial % 4) : random_lists(n, p, trial % 3 == 0 ? 0 : 5, rng);
+    auto dirs = directories(lists, n);
+    if (trial % 5 == 0)
+      for (const auto& d : dirs) (void)detail::directory_pieces(d);  // sorted by an earlier pair
+    const Block::mapping block(Block{}, n, p);
+    REQUIRE(detail::directory_is_owner(block, n, p));
+    std::vector<std::vector<IndirectMove>> made(static_cast<std::size_t>(p));
+    std::vector<detail::FormulaLists> blocks(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q) {
+      const auto& list = lists[static_cast<std::size_t>(q)];
+      const auto runs = detail::list_runs(list, q, list.size() / 8);
+      if (runs.empty() && detail::lists_by_formula(list)) {
+        blocks[static_cast<std::size_t>(q)] = detail::formula_lists(list, block, q, p, source);
+        ++listed;
+      } else {
+        const auto m = detail::formula_moves(list, runs, block, q, source);
+        made[static_cast<std::size_t>(q)].assign(m.begin(), m.end());
+        ++moved;
+      }
+    }
+    for (int r = 0; r < p; ++r) {
+      const auto& dir = dirs[static_cast<std::size_t>(r)];
+      (dir.deferred_counts.empty() ? rebuilt : deferred) += 1;
+      std::vector<index_t> in_moves(static_cast<std::size_t>(p), 0), in_words(static_cast<std::size_t>(p), 0);
+      std::vector<IndirectMove> want_moves;
+      std::vector<index_t> want_words;
+      for (int q = 0; q < p; ++q) {
+        if (q == r) continue;
+        for (const IndirectMove& m : made[static_cast<std::size_t>(q)])
+          if (m.from != m.to && (m.from == r || m.to == r)) want_moves.push_back(m);
+        in_moves[static_cast<std::size_t>(q)] = detail::peer_counts(made[static_cast<std::size_t>(q)], q, p)[static_cast<std::size_t>(r)];
+        const auto& b = blocks[static_cast<std::size_t>(q)];
+        if (b.words.empty()) continue;
+        std::size_t at = 0;
+        for (int t = 0; t < r; ++t) at += static_cast<std::size_t>(b.words[static_cast<std::size_t>(t)]);
+        in_words[static_cast<std::size_t>(q)] = b.words[static_cast<std::size_t>(r)];
+        want_words.insert(want_words.end(), b.data.begin() + static_cast<std::ptrdiff_t>(at),
+                          b.data.begin() + static_cast<std::ptrdiff_t>(at + static_cast<std::size_t>(b.words[static_cast<std::size_t>(r)])));
+      }
+      detail::records<IndirectMove> got_moves;
+      std::vector<index_t> got_words(want_words.size(), -7);
+      detail::directory_formula_records(dir, r, source, in_moves, in_words, got_moves, got_words.data());
+      INFO("trial " << trial << ", p = " << p << ", n = " << n << ", rank " << r);
+      CHECK(std::vector<IndirectMove>(got_moves.begin(), got_moves.end()) == want_moves);
+      CHECK(got_words == want_words);
+    }
+  }
+  // Both kinds of part and both kinds of record were met.
+  CHECK(rebuilt > 0);
+  CHECK(deferred > 0);
+  CHECK(listed > 0);
+  CHECK(moved > 0);
+  // Not the directory's own Block: another block size, or a cyclic layout.
+  CHECK_FALSE(detail::directory_is_owner(Cyclic<>::mapping(Cyclic<>{5}, 96, 4), 96, 4));
+  CHECK_FALSE(detail::directory_is_owner(Block::mapping(Block{}, 95, 4), 96, 4));
+  CHECK(detail::directory_is_owner(Cyclic<>::mapping(Cyclic<>{24}, 96, 4), 96, 4));  // cyclic(24) on 4 ranks is that Block
+}
+
 TEST_CASE("indirect: at 4096 virtual ranks a rank's share of the directory follows its list and n / P", "[indirect]") {
   // A halo of 3 ghosts per side, 32 indices per rank: its Export with ADD (sums into the halo's
   // owners: Indirect<plus> -> Block) and Import (Block -> the halo).

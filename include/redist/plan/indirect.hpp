@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <limits>
 #include <span>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -412,6 +413,108 @@ inline std::vector<ListedBlock> formula_blocks(const FormulaLists& own, std::spa
     w += len;
   }
   return blocks;
+}
+
+/// Whether a regular 1-D mapping m of n elements on `nprocs` ranks holds each rank d's directory
+/// part [lo, hi) on d itself, at local indices 0, 1, ... (a Block of ceil(n / P): the directory's
+/// own distribution). Then the moves and element lists of a formula pair with m that an Indirect
+/// rank q makes for d are, one for one and in the same order, the requests q sent d's directory
+/// part when the array was made: d makes them from its part (directory_formula_records) and no
+/// round sends them. The same on every rank; O(P).
+template <class M>
+bool directory_is_owner(const M& m, index_t n, int nprocs) {
+  if (m.size() != n || m.nprocs() != nprocs) return false;
+  for (int d = 0; d < nprocs; ++d) {
+    const auto [lo, hi] = directory_range(d, n, nprocs);
+    if (lo < hi && (m.owner(lo) != d || m.local_index(lo) != 0 || ldd_block_end(m, d, lo) < hi)) return false;
+  }
+  return true;
+}
+
+/// The requests a directory part was made of (directory_requests: each sender's runs on the part,
+/// cut at its ends, in the sender's list order), by sender: counts[q] from rank q, one rank's after
+/// the other's in `data`. The deferred requests themselves while the part keeps them; else
+/// rebuilt from its pieces (one per request), each sender's put back in its list order.
+/// O(requests), or O(requests log requests) rebuilt.
+struct RequestsBySender {
+  records<DirectoryEntry> rebuilt;
+  std::span<const DirectoryEntry> data;
+  std::vector<index_t> counts;
+};
+inline RequestsBySender requests_by_sender(const IndirectDirectory& dir, int nprocs) {
+  RequestsBySender r;
+  if (!dir.deferred_counts.empty()) {
+    r.data = dir.deferred;
+    r.counts = dir.deferred_counts;
+    return r;
+  }
+  const auto np = static_cast<std::size_t>(nprocs);
+  const std::vector<IndirectDirectory::Piece>& pieces = directory_pieces(dir);
+  r.counts.assign(np, 0);
+  for (const auto& p : pieces) ++r.counts[static_cast<std::size_t>(p.rank)];
+  std::vector<std::size_t> at(np + 1, 0);
+  for (std::size_t q = 0; q < np; ++q) at[q + 1] = at[q] + static_cast<std::size_t>(r.counts[q]);
+  r.rebuilt.resize(pieces.size());
+  std::vector<std::size_t> next(at.begin(), at.end() - 1);
+  for (const auto& p : pieces) r.rebuilt[next[static_cast<std::size_t>(p.rank)]++] = DirectoryEntry{p.index, p.local, p.len};
+  for (std::size_t q = 0; q < np; ++q)
+    std::sort(r.rebuilt.begin() + static_cast<std::ptrdiff_t>(at[q]), r.rebuilt.begin() + static_cast<std::ptrdiff_t>(at[q + 1]),
+              [](const DirectoryEntry& a, const DirectoryEntry& b) { return a.local < b.local; });
+  r.data = r.rebuilt;
+  return r;
+}
+
+/// The records the other Indirect ranks of a formula pair send this rank (`me`), when the regular
+/// side is the directory's owner (directory_is_owner), made from this rank's directory part
+/// instead of received: rank q's moves (`in_moves[q]` of them, appended to `moves`) or its
+/// element-list block (`in_words[q]` words, written at `words`, one rank's block after the
+/// other's, as an MPI_Alltoallv would put them). Each request of q, [index, index + len) at q's
+/// places [local, local + len), is one move between q and this rank's places [index - lo, ...),
+/// and in a block its elements one by one: what q's formula_moves and formula_list_fill make, in
+/// their order. Counts that do not match the requests are an internal error. O(the records).
+inline void directory_formula_records(const IndirectDirectory& dir, int me, bool indirect_is_source,
+                                      std::span<const index_t> in_moves, std::span<const index_t> in_words,
+                                      records<IndirectMove>& moves, index_t* words) {
+  const RequestsBySender req = requests_by_sender(dir, static_cast<int>(in_moves.size()));
+  std::size_t k = 0;
+  for (std::size_t q = 0; q < in_moves.size(); ++q) {
+    const std::span<const DirectoryEntry> mine = req.data.subspan(k, static_cast<std::size_t>(req.counts[q]));
+    k += mine.size();
+    if (static_cast<int>(q) == me) continue;  // this rank's own: in its own moves or block
+    const int peer = static_cast<int>(q);
+    if (in_moves[q] > 0) {
+      REDIST_EXPECTS(in_moves[q] == static_cast<index_t>(mine.size()),
+                     "redist: a formula pair's moves from rank " + std::to_string(q) + " do not match its directory requests");
+      for (const DirectoryEntry& e : mine)
+        moves.push_back(indirect_is_source ? IndirectMove{peer, me, e.local, e.index - dir.lo, e.len}
+                                           : IndirectMove{me, peer, e.index - dir.lo, e.local, e.len});
+      continue;
+    }
+    const auto count = static_cast<std::size_t>(in_words[q]) / 2;
+    std::size_t elements = 0;
+    for (const DirectoryEntry& e : mine) elements += static_cast<std::size_t>(e.len);
+    REDIST_EXPECTS(elements == count,
+                   "redist: a formula pair's element list from rank " + std::to_string(q) + " does not match its directory requests");
+    // The block: the sending rank's places, then the receiving rank's, element by element.
+    index_t* src = words;
+    index_t* dst = words + count;
+    for (const DirectoryEntry& e : mine)
+      for (index_t i = 0; i < e.len; ++i) {
+        const index_t here = e.index - dir.lo + i, there = e.local + i;
+        *src++ = indirect_is_source ? there : here;
+        *dst++ = indirect_is_source ? here : there;
+      }
+    words += 2 * count;
+  }
+}
+
+/// How many of this rank's (`me`) moves each peer is the other end of (the moves within this rank
+/// counted nowhere), their order kept. O(moves + P).
+inline std::vector<index_t> peer_counts(std::span<const IndirectMove> moves, int me, int nprocs) {
+  std::vector<index_t> counts(static_cast<std::size_t>(nprocs), 0);
+  for (const IndirectMove& m : moves)
+    if (m.from != m.to) ++counts[static_cast<std::size_t>(m.from == me ? m.to : m.from)];
+  return counts;
 }
 
 /// Orders the moves of this rank (`me`) in place by their peer, the other end of each (the moves
