@@ -1,13 +1,41 @@
 /// @file Defines records, the vector of the record buffers that MPI fills or that are written whole next (an Indirect layout's directory requests and moves), which are not initialized first.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <new>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace redist::detail {
+
+/// Buffers of at least this many bytes are given transparent huge pages where the system offers
+/// them on request (Linux's `madvise` mode): aligned to, and rounded up to, 2 MiB.
+inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+inline constexpr std::size_t huge_buffer_bytes = 4 * huge_page_bytes;
+
+/// Memory for a buffer of `bytes` that is written whole soon after (records, a plan's lists):
+/// from `operator new`, and for a large one 2 MiB-aligned with `madvise(MADV_HUGEPAGE)`, so that
+/// writing it first takes a page fault per 2 MiB instead of per 4 KiB. Freed by release_buffer
+/// with the same size.
+inline void* acquire_buffer(std::size_t bytes) {
+  if (bytes < huge_buffer_bytes) return ::operator new(bytes);
+  const std::size_t whole = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+  void* p = ::operator new(whole, std::align_val_t{huge_page_bytes});
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  (void)::madvise(p, whole, MADV_HUGEPAGE);  // advice: without huge pages the buffer is as before
+#endif
+  return p;
+}
+inline void release_buffer(void* p, std::size_t bytes) noexcept {
+  if (bytes < huge_buffer_bytes) ::operator delete(p);
+  else ::operator delete(p, std::align_val_t{huge_page_bytes});
+}
 
 /// The allocator of record buffers: it default-initializes, so that a buffer of trivial records
 /// (IndirectMove, DirectoryEntry) that MPI is about to fill is not written first (a permutation's
@@ -22,6 +50,11 @@ struct records_allocator : std::allocator<T> {
   records_allocator() = default;
   template <class U>
   records_allocator(const records_allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
+    return static_cast<T*>(acquire_buffer(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) noexcept { release_buffer(p, n * sizeof(T)); }
   template <class U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
     ::new (static_cast<void*>(p)) U;

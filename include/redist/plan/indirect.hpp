@@ -217,7 +217,7 @@ inline IndirectDirectory directory_of_requests(int d, index_t n, int nprocs, rec
   // mark[i]: 1 + the last rank that listed lo + i (0: none yet). The requests come rank by rank,
   // so a rank that finds its own mark lists the index twice; the first such (index, rank) is the
   // least index, then the least rank.
-  std::vector<int> mark(span, 0);
+  records<int> mark(span, 0);  // (a large one on huge pages: acquire_buffer)
   std::size_t k = 0;
   for (std::size_t q = 0; q < counts.size(); ++q) {
     const int me = static_cast<int>(q) + 1;
