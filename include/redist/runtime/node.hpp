@@ -5,11 +5,17 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <span>
 #include <utility>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include <boost/mpi/exception.hpp>
 
@@ -181,6 +187,7 @@ class SharedSegment {
     detail::check(rc, "MPI_Win_allocate_shared");
     detail::check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
     data_ = static_cast<std::byte*>(base);
+    populate(data_, bytes);
     peers_.resize(static_cast<std::size_t>(node_->size));
     for (int r = 0; r < node_->size; ++r) {
       MPI_Aint size = 0;
@@ -192,6 +199,18 @@ class SharedSegment {
   }
   SharedSegment(const SharedSegment&) = delete;
   SharedSegment& operator=(const SharedSegment&) = delete;
+  /// Asks the system for the pages of [p, p + bytes) now, in one call (Linux's
+  /// MADV_POPULATE_WRITE, 5.14 on), where the first writes would take a fault per page: an
+  /// array's part is written whole right after it is made (its elements initialized). Advice only:
+  /// where it is refused, the faults come as before.
+  static void populate([[maybe_unused]] std::byte* p, [[maybe_unused]] std::size_t bytes) noexcept {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto lo = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page;
+    const auto hi = (reinterpret_cast<std::uintptr_t>(p) + bytes) / page * page;
+    if (hi > lo) (void)::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);
+#endif
+  }
   ~SharedSegment() {
     int finalized = 0;
     MPI_Finalized(&finalized);
