@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include <redist/detail/records.hpp>
 #include <redist/runtime/node.hpp>
 
 namespace redist::detail {
@@ -50,7 +51,7 @@ class LocalStorage {
   const runtime::SharedSegment* segment() const noexcept { return segment_.get(); }
 
  private:
-  std::vector<T> vector_;
+  std::vector<T, buffer_allocator<T>> vector_;  // (a large one on huge pages: acquire_buffer)
   std::unique_ptr<runtime::SharedSegment> segment_;
   std::size_t size_ = 0;
 };

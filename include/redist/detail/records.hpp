@@ -37,11 +37,30 @@ inline void release_buffer(void* p, std::size_t bytes) noexcept {
   else ::operator delete(p, std::align_val_t{huge_page_bytes});
 }
 
-/// The allocator of record buffers: it default-initializes, so that a buffer of trivial records
-/// (IndirectMove, DirectoryEntry) that MPI is about to fill is not written first (a permutation's
-/// are a record per element).
+/// std::allocator's, but for memory from acquire_buffer: a large buffer on huge pages where the
+/// system gives them on request (an array's elements in ordinary memory, written whole when made).
 template <class T>
-struct records_allocator : std::allocator<T> {
+struct buffer_allocator : std::allocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = buffer_allocator<U>;
+  };
+  buffer_allocator() = default;
+  template <class U>
+  buffer_allocator(const buffer_allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
+    return static_cast<T*>(acquire_buffer(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) noexcept { release_buffer(p, n * sizeof(T)); }
+};
+
+/// The allocator of record buffers (buffer_allocator's memory): it default-initializes, so that a
+/// buffer of trivial records (IndirectMove, DirectoryEntry) that MPI is about to fill is not
+/// written first (a permutation's are a record per element).
+template <class T>
+struct records_allocator : buffer_allocator<T> {
   using value_type = T;
   template <class U>
   struct rebind {
@@ -50,11 +69,6 @@ struct records_allocator : std::allocator<T> {
   records_allocator() = default;
   template <class U>
   records_allocator(const records_allocator<U>&) noexcept {}
-  T* allocate(std::size_t n) {
-    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
-    return static_cast<T*>(acquire_buffer(n * sizeof(T)));
-  }
-  void deallocate(T* p, std::size_t n) noexcept { release_buffer(p, n * sizeof(T)); }
   template <class U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
     ::new (static_cast<void*>(p)) U;
