@@ -200,9 +200,10 @@ class SharedSegment {
   SharedSegment(const SharedSegment&) = delete;
   SharedSegment& operator=(const SharedSegment&) = delete;
   /// Asks the system for the pages of [p, p + bytes) now, in one call (Linux's
-  /// MADV_POPULATE_WRITE, 5.14 on), where the first writes would take a fault per page: an
-  /// array's part is written whole right after it is made (its elements initialized). Advice only:
-  /// where it is refused, the faults come as before.
+  /// MADV_POPULATE_WRITE, 5.14 on), where the first writes would take a fault per page: every
+  /// window made here is written whole right after it is made (an array's or a SharedBuffer's
+  /// elements initialized, an aggregation window zeroed, a staging window packed by the first
+  /// exchange). Advice only: where it is refused, the faults come as before.
   static void populate([[maybe_unused]] std::byte* p, [[maybe_unused]] std::size_t bytes) noexcept {
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
     const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
