@@ -109,6 +109,25 @@ TEST_CASE("Derived datatypes between emulated nodes, shared memory within", "[mp
   default_options() = saved;
 }
 
+TEST_CASE("A long exchange stops timing the transports over twice the fastest after one round", "[mpi][typed]") {
+  using redist::runtime::detail::keep_close_candidates;
+  // First runs (s): candidate 0 at 30 ms, 1 at 50 ms, 2 at 61 ms (over twice 30), 3 at 200 ms.
+  std::vector<std::vector<double>> samples{{0.030}, {0.050}, {0.061}, {0.200}};
+  std::vector<std::size_t> which{0, 1, 2, 3};
+  keep_close_candidates(which, samples, 0.01);
+  CHECK(which == std::vector<std::size_t>{0, 1});
+  // Short calls (the fastest at most 10 ms): every candidate is timed on, however far behind.
+  samples = {{0.004}, {0.009}, {0.020}};
+  which = {0, 1, 2};
+  keep_close_candidates(which, samples, 0.01);
+  CHECK(which == std::vector<std::size_t>{0, 1, 2});
+  // Only the candidates still timed count: the fastest of those, not of every sample.
+  samples = {{0.001}, {0.040}, {0.070}, {0.090}};
+  which = {1, 2, 3};
+  keep_close_candidates(which, samples, 0.01);
+  CHECK(which == std::vector<std::size_t>{1, 2});
+}
+
 TEST_CASE("The second run chooses packed or typed messages alike on every rank", "[mpi][typed]") {
   mpi::communicator world;
   options opts = default_options();

@@ -146,13 +146,28 @@ std::vector<double> time_candidates(std::span<PlanT> plans, const boost::mpi::co
   return medians;
 }
 
+namespace detail {
+/// After one timed round of the candidates `which` (samples[i].front(): candidate i's first run,
+/// the slowest rank's), those timed further: all where the fastest run took at most `long_call`
+/// seconds, else those within twice the fastest (each further run costs as much as a call, and a
+/// candidate that far behind does not win). Alike on every rank (the samples are).
+inline void keep_close_candidates(std::vector<std::size_t>& which, const std::vector<std::vector<double>>& samples,
+                                  double long_call) {
+  double first = 0;
+  for (std::size_t i : which)
+    if (first == 0 || samples[i].front() < first) first = samples[i].front();
+  if (first > long_call) std::erase_if(which, [&](std::size_t i) { return samples[i].front() > 2 * first; });
+}
+}  // namespace detail
+
 /// Below this many bytes in any rank's messages, derived datatypes are not timed (the message
 /// wires are: they matter most for small messages).
 inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 
 /// Collective: times plan's transports against each other (Wire, packed or as MPI derived
 /// datatypes), each run after a barrier and timed as the slowest rank's, in rounds of time_rounds
-/// (`reps` and more while they took less than tune_min_seconds), interleaved. The candidates,
+/// (`reps` and more while they took less than tune_min_seconds), interleaved; where the fastest
+/// first run is over tune_min_seconds, a candidate over twice it is run no more. The candidates,
 /// the same on every rank from one all-reduce of what each rank's messages allow:
 ///  - below typed_min_bytes in every rank's messages: packed messages point to point, persistent,
 ///    in one MPI_Ialltoallv and in one MPI_Ineighbor_alltoallv (has_neighbor_collectives);
@@ -274,12 +289,18 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   std::vector<std::size_t> which(cands.size());
   for (std::size_t i = 0; i < which.size(); ++i) which[i] = i;
   std::vector<std::vector<double>> samples(cands.size());
-  time_rounds(std::span<const std::size_t>(which), comm, reps, tune_min_seconds, samples, [&](std::size_t i) {
+  auto run_candidate = [&](std::size_t i) {
     ws.typed = cands[i].datatypes;
     ws.exchange.wire = cands[i].wire;
     ws.exchange.nonblocking = cands[i].nonblocking;
     execute(plan, comm, src, dst, ws, chunk_bytes, assign_op{}, source, node);
-  });
+  };
+  // One round first; where a call is long (the fastest over tune_min_seconds: each run of a
+  // candidate costs a call, and a large plan's timing is tens of calls), the candidates over
+  // twice the fastest stop there (the samples are the slowest rank's: alike on every rank).
+  time_rounds(std::span<const std::size_t>(which), comm, 1, 0.0, samples, run_candidate);
+  detail::keep_close_candidates(which, samples, tune_min_seconds);
+  if (reps > 1) time_rounds(std::span<const std::size_t>(which), comm, reps - 1, tune_min_seconds, samples, run_candidate);
   for (std::size_t i = 0; i < cands.size(); ++i) cands[i].median = median_of(samples[i]);
   ws.typed = false;
   ws.exchange.wire = Wire::point_to_point;
