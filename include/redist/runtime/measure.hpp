@@ -299,8 +299,13 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   // candidate costs a call, and a large plan's timing is tens of calls), the candidates over
   // twice the fastest stop there (the samples are the slowest rank's: alike on every rank).
   time_rounds(std::span<const std::size_t>(which), comm, 1, 0.0, samples, run_candidate);
+  double first_round = 0;  // (the slowest rank's runs: alike on every rank)
+  for (std::size_t i : which) first_round += samples[i].front();
   detail::keep_close_candidates(which, samples, tune_min_seconds);
-  if (reps > 1) time_rounds(std::span<const std::size_t>(which), comm, reps - 1, tune_min_seconds, samples, run_candidate);
+  // Then the other reps - 1 rounds, and more while they took less than tune_min_seconds (as one
+  // call of time_rounds would: with reps = 1, only when the first round was that short).
+  if (reps > 1 || first_round < tune_min_seconds)
+    time_rounds(std::span<const std::size_t>(which), comm, std::max(reps - 1, 1), tune_min_seconds, samples, run_candidate);
   for (std::size_t i = 0; i < cands.size(); ++i) cands[i].median = median_of(samples[i]);
   ws.typed = false;
   ws.exchange.wire = Wire::point_to_point;
