@@ -229,46 +229,45 @@ PairMoves indirect_pair_moves(const boost::mpi::communicator& comm, const From& 
       if (listed) moves.lists = formula_list_counts(im.indices(), rm, comm.rank(), comm.size());
       else moves.made = formula_moves(im.indices(), dir->list_runs, rm, comm.rank(), source);
       if (moves.lists.words.empty()) moves.lists.words.assign(static_cast<std::size_t>(comm.size()), 0);
-      if (directory_is_owner(rm, im.size(), comm.size())) {
-        // The regular side is the directory's own Block: what each Indirect rank makes for an
-        // owner is what it sent the owner's directory part when the array was made, so only the
-        // counts go round (which kind each rank makes, and how many), and each rank makes the
-        // records it would receive from its part (directory_formula_records).
-        const auto np = static_cast<std::size_t>(comm.size());
+      // The counts each rank receives: moves (in_moves) and element-list words (in_words). When
+      // the regular side is the directory's own Block, what each Indirect rank makes for an owner
+      // is what it sent the owner's directory part when the array was made: only the counts go
+      // round (one MPI_Alltoall of both), and each rank makes the records it would receive from
+      // its part (directory_formula_records). Otherwise the moves and the element lists go round.
+      const bool at_owner = directory_is_owner(rm, im.size(), comm.size());
+      const auto np = static_cast<std::size_t>(comm.size());
+      std::vector<index_t> in_moves(np), in_words(np);
+      RecordCounts lc;
+      if (at_owner) {
         const std::vector<index_t> out_moves = peer_counts(moves.made, comm.rank(), comm.size());
-        std::vector<index_t> mine(2 * np), theirs(2 * np), in_moves(np), in_words(np);
+        std::vector<index_t> mine(2 * np), theirs(2 * np);
         for (std::size_t q = 0; q < np; ++q) {
           mine[2 * q] = out_moves[q];
           mine[2 * q + 1] = moves.lists.words[q];
         }
         static_assert(sizeof(long long) == sizeof(index_t));
         runtime::detail::check(MPI_Alltoall(mine.data(), 2, MPI_LONG_LONG, theirs.data(), 2, MPI_LONG_LONG, c), "MPI_Alltoall");
-        std::size_t received = 0;
         for (std::size_t q = 0; q < np; ++q) {
           in_moves[q] = theirs[2 * q];
           in_words[q] = theirs[2 * q + 1];
-          received += static_cast<std::size_t>(in_words[q]);
+          lc.received += static_cast<std::size_t>(in_words[q]);
         }
-        const std::size_t own = moves.lists.own_words();
-        moves.lists.data.resize(own + received);
-        if (listed) formula_list_fill(im.indices(), rm, comm.rank(), source, moves.lists);
-        directory_formula_records(*dir, comm.rank(), source, in_moves, in_words, moves.received, moves.lists.data.data() + own);
-        moves.blocks = formula_blocks(moves.lists, in_words, std::span<const index_t>(moves.lists.data).subspan(own), comm.rank(),
-                                      source);
-        return moves;
+      } else {
+        const std::vector<index_t> out = order_by_peer(moves.made, comm.rank(), comm.size());
+        exchange_records_into(c, std::span<const index_t>(out), std::span<const IndirectMove>(moves.made), in_moves,
+                              "b = a with an Indirect layout", moves.received);
+        lc = agree_record_counts(c, moves.lists.words, in_words, "b = a with an Indirect layout");
       }
-      std::vector<index_t> counts;
-      const std::vector<index_t> out = order_by_peer(moves.made, comm.rank(), comm.size());
-      exchange_records_into(c, std::span<const index_t>(out), std::span<const IndirectMove>(moves.made), counts,
-                            "b = a with an Indirect layout", moves.received);
       // The element lists: this rank's blocks written at the head of one buffer, the other ranks'
-      // received after them; the plan takes the buffer as its lists.
-      const RecordCounts lc = agree_record_counts(c, moves.lists.words, counts, "b = a with an Indirect layout");
+      // after them; the plan takes the buffer as its lists.
       const std::size_t own = moves.lists.own_words();
       moves.lists.data.resize(own + lc.received);
       if (listed) formula_list_fill(im.indices(), rm, comm.rank(), source, moves.lists);
-      alltoallv_records(c, lc, moves.lists.data.data(), moves.lists.data.data() + own);
-      moves.blocks = formula_blocks(moves.lists, counts, std::span<const index_t>(moves.lists.data).subspan(own), comm.rank(),
+      if (at_owner)
+        directory_formula_records(*dir, comm.rank(), source, in_moves, in_words, moves.received, moves.lists.data.data() + own);
+      else
+        alltoallv_records(c, lc, moves.lists.data.data(), moves.lists.data.data() + own);
+      moves.blocks = formula_blocks(moves.lists, in_words, std::span<const index_t>(moves.lists.data).subspan(own), comm.rank(),
                                     source);
       return moves;
     }

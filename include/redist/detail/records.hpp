@@ -1,4 +1,4 @@
-/// @file Defines records, the vector of the record buffers that MPI fills or that are written whole next (an Indirect layout's directory requests and moves), which are not initialized first.
+/// @file Defines records, the vector of the record buffers that MPI fills or that are written whole next (an Indirect layout's directory requests and moves), which are not initialized first; buffer_allocator and acquire_buffer, which put large buffers on huge pages where the system gives them on request.
 #pragma once
 
 #include <cstddef>
@@ -14,9 +14,10 @@
 
 namespace redist::detail {
 
-/// Buffers of at least this many bytes are given transparent huge pages where the system offers
-/// them on request (Linux's `madvise` mode): aligned to, and rounded up to, 2 MiB.
+/// A transparent huge page (x86-64's and AArch64's with 4 KiB base pages).
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+/// Buffers of at least this many bytes are given transparent huge pages where the system offers
+/// them on request (Linux's `madvise` mode): aligned to, and rounded up to, huge_page_bytes.
 inline constexpr std::size_t huge_buffer_bytes = 4 * huge_page_bytes;
 
 /// Memory for a buffer of `bytes` that is written whole soon after (records, a plan's lists):
