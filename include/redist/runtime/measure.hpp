@@ -172,7 +172,8 @@ inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 ///  - below typed_min_bytes in every rank's messages: packed messages point to point, persistent,
 ///    in one MPI_Ialltoallv and in one MPI_Ineighbor_alltoallv (has_neighbor_collectives);
 ///  - from typed_min_bytes on: point to point and one MPI_Ialltoallv(w), packed and as datatypes
-///    (not when some message is longer than chunk_bytes: one datatype per message);
+///    (not when some message is longer than chunk_bytes: one datatype per message; nor when some
+///    message is an element list: one displacement per element);
 ///  - at any size, one MPI_Allgatherv per group when every rank's plan gathers within groups
 ///    (make_gather_group: into Replicated) and no rank copies from node peers; and the same
 ///    nonblocking (MPI_Iallgatherv, waited for at once: ExchangeState::nonblocking).
@@ -201,7 +202,7 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   ws.exchange.nonblocking = false;
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
   std::uint64_t bytes = 0, longest = 0, total = 0;
-  bool one_per_peer = true;
+  bool one_per_peer = true, listed = false;
   for (const auto& st : plan.stages) {
     std::vector<int> peers;
     for (const auto* list : {&st.sends, &st.recvs}) {
@@ -211,6 +212,7 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
         longest = std::max(longest, b);
         total += b;
         peers.push_back(m.peer);
+        listed = listed || m.listed();
       }
       std::sort(peers.begin(), peers.end());
       one_per_peer = one_per_peer && std::adjacent_find(peers.begin(), peers.end()) == peers.end();
@@ -233,11 +235,12 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   const bool gather_ok = counted && (budget <= 0 || gather_bytes <= room);
   // max: bytes, a message over chunk_bytes, a rank that cannot take a collective, a rank not
   // direct, the packed messages' rounds, a rank with two messages to or from one peer, a rank
-  // without the room of an all-gather.
-  std::uint64_t mine[7] = {bytes, longest > chunk_bytes ? 1u : 0u, collective_ok ? 0u : 1u, plan.direct() ? 0u : 1u,
-                           static_cast<std::uint64_t>(rounds), one_per_peer ? 0u : 1u, gather_ok ? 0u : 1u};
-  std::uint64_t all[7] = {};
-  detail::check(MPI_Allreduce(mine, all, 7, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
+  // without the room of an all-gather, a rank with an element list.
+  std::uint64_t mine[8] = {bytes, longest > chunk_bytes ? 1u : 0u, collective_ok ? 0u : 1u, plan.direct() ? 0u : 1u,
+                           static_cast<std::uint64_t>(rounds), one_per_peer ? 0u : 1u, gather_ok ? 0u : 1u,
+                           listed ? 1u : 0u};
+  std::uint64_t all[8] = {};
+  detail::check(MPI_Allreduce(mine, all, 8, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
   if (all[3] != 0) return {};
   ws.exchange.collective_rounds = static_cast<index_t>(all[4]);
 
@@ -269,7 +272,10 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
     if (collectives) cands.push_back({Wire::alltoallv, false, 0});
     if (gather) cands.push_back({Wire::allgatherv, false, 0});
     if (gather) cands.push_back({Wire::allgatherv, false, 0, false, true});
-    if (all[1] == 0) {
+    // Derived datatypes, not for element lists: a datatype of one displacement per element costs
+    // more to build and to walk than the pack (a 2^22 permutation: 178-184 ms a call against
+    // 35-40 packed, indirect-bench on 4 ranks).
+    if (all[1] == 0 && all[7] == 0) {
       cands.push_back({Wire::point_to_point, true, 0});
       if (collectives) cands.push_back({Wire::alltoallv, true, 0});
     }
