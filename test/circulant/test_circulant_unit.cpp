@@ -382,3 +382,64 @@ TEST_CASE("Circulant policies reject bad arguments with a message", "[circulant]
                     "redist::plan_with(from, to, rank, indirect) requires from and to to have the same process count");
   CHECK_THROWS_WITH(schedule::hybrid(-1), "redist::schedule::hybrid(d) requires d to be >= 0");
 }
+
+TEST_CASE("automatic times the fastest direct candidate's wires when a stepwise candidate was fastest point to point",
+          "[circulant][automatic]") {
+  // Cyclic(1) -> Cyclic(31) on 64 ranks: BCC and the circulant hybrids; the hybrids of d > 0
+  // forward through relays (not direct). The timings are made up: a forwarding hybrid is the
+  // fastest point to point, BCC's messages slower there but faster on one collective, as at 256
+  // simulated ranks where a stepwise hybrid lost to a pairwise MPI_Alltoallv.
+  const CycMap f(Cyclic<dynamic>(1), 4096, 64), g(Cyclic<dynamic>(31), 4096, 64);
+  using D = Decider<CycMap, CycMap, schedule::automatic_t>;
+  RunFacts facts;
+  facts.run = 1;
+  facts.exchanges = true;
+  facts.tune_reps = 1;
+  const auto measure = [](std::span<Plan> plans) {
+    std::vector<double> medians;
+    bool forwarding_seen = false;
+    for (const Plan& p : plans) {
+      if (!p.direct() && !forwarding_seen) {
+        medians.push_back(1e-3);  // the fastest point to point
+        forwarding_seen = true;
+      } else {
+        medians.push_back(p.schedule_name == "bcc_contention_free" ? 2e-3 : 3e-3);
+      }
+    }
+    return medians;
+  };
+  for (const double collective : {0.5e-3, 1.5e-3}) {
+    Plan plan = plan_with(f, g, 3, schedule::automatic);
+    Decision d;
+    std::string timed_name;
+    bool timed_direct = false;
+    const auto transports = [&] {
+      timed_name = plan.schedule_name;
+      timed_direct = plan.direct();
+      return std::vector<TransportTiming>{{Wire::point_to_point, false, 2e-3}, {Wire::alltoallv, false, collective}};
+    };
+    INFO("the collective's median " << collective);
+    CHECK(D::on_run(f, g, facts, plan, d, measure, transports));
+    // The wires timed were BCC's messages.
+    CHECK(timed_name == "bcc_contention_free");
+    CHECK(timed_direct);
+    const auto bcc = std::find_if(d.timed.begin(), d.timed.end(), [](const schedule::CyclicChoice& c) {
+      return c.kind == schedule::CyclicChoice::method::basic_cycles;
+    });
+    REQUIRE(bcc != d.timed.end());
+    if (collective < 1e-3) {
+      // Faster than the hybrid's 1 ms: BCC on the collective.
+      CHECK(plan.schedule_name == "bcc_contention_free");
+      CHECK(d.wire == Wire::alltoallv);
+      CHECK(d.transports.size() == 2);
+      CHECK(bcc->measured == collective);
+    } else {
+      // Slower: the hybrid stays on its steps, and nothing of BCC's wires is reported as its own.
+      CHECK_FALSE(plan.direct());
+      CHECK(plan.schedule_name != "bcc_contention_free");
+      CHECK(d.wire == Wire::point_to_point);
+      CHECK(d.transports.empty());
+      CHECK(bcc->measured == 2e-3);
+    }
+  }
+}

@@ -223,7 +223,9 @@ struct RunFacts {
 ///    a direct plan times its transports (runtime::time_transports: the wires point to point,
 ///    persistent, one MPI_Alltoallv, one neighbourhood collective and, between nodes of several
 ///    ranks, node aggregation for small messages; point to point and the all-to-all, packed and as
-///    MPI derived datatypes, from 64 KiB on) and keeps the fastest; with options().node_aggregation
+///    MPI derived datatypes, from 64 KiB on and not for element lists) and keeps the fastest;
+///    when the fastest candidate schedule is not direct (it forwards), the fastest direct one's
+///    transports are timed, and it runs instead on its fastest wire where that beats the fastest; with options().node_aggregation
 ///    always, a plan that can aggregate does, untimed.
 template <class From, class To, class Policy>
 class Decider {
@@ -263,10 +265,13 @@ class Decider {
   static bool on_run(const From& from, const To& to, const RunFacts& facts, plan_type& plan, Decision& d,
                      Measure&& measure, MeasureTransport&& measure_transport) {
     bool changed = false;
+    // The fastest direct candidate when the fastest timed is not direct: its messages may go
+    // faster on another wire (one collective) than point to point, where they were timed.
+    std::optional<Rival> rival;
     if constexpr (adaptive) {
       const auto cf = as_cyclic(from);
       const auto ct = as_cyclic(to);
-      if (cf && ct) changed = on_cyclic_run(*cf, *ct, facts, plan, d, measure);
+      if (cf && ct) changed = on_cyclic_run(*cf, *ct, facts, plan, d, measure, rival);
     }
     // The node's copies: pack, then pull, where node peers' pieces are short (a receiver pulling
     // them piece by piece loads nearly every line of the peer's source to take a part of it).
@@ -279,15 +284,29 @@ class Decider {
     else if (facts.tune_reps == 0 || (facts.node_staged_seconds <= 0 && !facts.node_staged_tried)) d.pack_then_pull = true;
     else if (facts.node_pull_seconds <= 0) d.pack_then_pull = false;
     else d.pack_then_pull = facts.node_staged_seconds < facts.node_pull_seconds;
-    if (facts.run == 1 && plan.direct() && !facts.node_whole && facts.exchanges &&
+    if (facts.run == 1 && (plan.direct() || rival) && !facts.node_whole && facts.exchanges &&
         (facts.tune_reps > 0 || facts.aggregate_always)) {
-      d.transports = measure_transport();
+      // The rival's wires are timed as the plan's (measure_transport times `plan`); the stepwise
+      // winner stays unless one of them is faster than its median.
+      if (rival) std::swap(plan, rival->plan);
+      std::vector<TransportTiming> timed = measure_transport();
       const TransportTiming* best = nullptr;
-      d.transport_medians = {};
-      for (const TransportTiming& t : d.transports) {
+      for (const TransportTiming& t : timed)
         if (t.median > 0 && (best == nullptr || t.median < best->median)) best = &t;
-        if (t.wire == Wire::point_to_point) (t.datatypes ? d.transport_medians.second : d.transport_medians.first) = t.median;
+      if (rival) {
+        if (best != nullptr && best->median < rival->winner_median) {
+          d.timed[rival->timed_index].measured = best->median;  // the candidate on its fastest wire
+          d.reason = "the fastest of the model's candidates, timed on the plan's second run (a direct one on each wire)";
+        } else {
+          std::swap(plan, rival->plan);  // the stepwise winner stays, on its steps
+          best = nullptr;
+          timed.clear();
+        }
       }
+      d.transports = std::move(timed);
+      d.transport_medians = {};
+      for (const TransportTiming& t : d.transports)
+        if (t.wire == Wire::point_to_point) (t.datatypes ? d.transport_medians.second : d.transport_medians.first) = t.median;
       if (best != nullptr) {
         d.datatypes = best->datatypes;
         d.wire = best->wire;
@@ -301,10 +320,18 @@ class Decider {
   static constexpr std::size_t most_timed = 32;
 
  private:
+  /// The fastest direct candidate timed, when the fastest is not direct: its plan, its place in
+  /// Decision::timed and the fastest's median.
+  struct Rival {
+    plan_type plan;
+    std::size_t timed_index = 0;
+    double winner_median = 0;
+  };
+
   /// The adaptive part of on_run, on the pair's 1-D CYCLIC mappings.
   template <class F, class T, class Measure>
   static bool on_cyclic_run(const F& from, const T& to, const RunFacts& facts, plan_type& plan, Decision& d,
-                            Measure&& measure) {
+                            Measure&& measure, std::optional<Rival>& rival) {
     bool changed = false;
     {
       const bool to_direct = (facts.node_path && !plan.direct()) || !facts.fits_budget;
@@ -337,6 +364,16 @@ class Decider {
               if (medians[i] > 0 && (medians[best] <= 0 || medians[i] < medians[best])) best = i;
             }
             if (medians[best] > 0) {
+              std::size_t fastest_direct = cands.size(), kept = 0;
+              for (std::size_t i = 0; i < cands.size(); ++i)
+                if (medians[i] > 0 && plans[i].direct() &&
+                    (fastest_direct == cands.size() || medians[i] < medians[fastest_direct]))
+                  fastest_direct = i;
+              if (!plans[best].direct() && fastest_direct < cands.size()) {
+                // Its place among the candidates kept below (those timed).
+                for (std::size_t i = 0; i < fastest_direct; ++i) kept += medians[i] > 0 ? 1 : 0;
+                rival = Rival{std::move(plans[fastest_direct]), kept, medians[best]};
+              }
               plan = std::move(plans[best]);
               changed = true;
               std::erase_if(cands, [](const schedule::CyclicChoice& c) { return c.measured <= 0; });  // did not fit
