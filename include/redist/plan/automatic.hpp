@@ -225,8 +225,8 @@ struct RunFacts {
 ///    ranks, node aggregation for small messages; point to point and the all-to-all, packed and as
 ///    MPI derived datatypes, from 64 KiB on and not for element lists) and keeps the fastest;
 ///    when the fastest candidate schedule is not direct (it forwards), the fastest direct one's
-///    transports are timed, and it runs instead on its fastest wire where that beats the fastest; with options().node_aggregation
-///    always, a plan that can aggregate does, untimed.
+///    transports are timed, and it runs instead on its fastest wire where that beats the fastest;
+///    with options().node_aggregation always, a plan that can aggregate does, untimed.
 template <class From, class To, class Policy>
 class Decider {
  public:
