@@ -308,8 +308,8 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   double first_round = 0;  // (the slowest rank's runs: alike on every rank)
   for (std::size_t i : which) first_round += samples[i].front();
   detail::keep_close_candidates(which, samples, tune_min_seconds);
-  // Then the other reps - 1 rounds, and more while they took less than tune_min_seconds (as one
-  // call of time_rounds would: with reps = 1, only when the first round was that short).
+  // Then the other reps - 1 rounds (at least one), and more while those took less than
+  // tune_min_seconds; with reps = 1, only when the first round was shorter than that.
   if (reps > 1 || first_round < tune_min_seconds)
     time_rounds(std::span<const std::size_t>(which), comm, std::max(reps - 1, 1), tune_min_seconds, samples, run_candidate);
   for (std::size_t i = 0; i < cands.size(); ++i) cands[i].median = median_of(samples[i]);
