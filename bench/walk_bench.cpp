@@ -3,7 +3,7 @@
 // order of its runs (runtime::pack / unpack over the message's sections: the order of plans without
 // walks, and of these plans before), in one process on rank 0's plan of 2-D CYCLIC(b) x CYCLIC(b)
 // on 2x2 -> CYCLIC(3b) x CYCLIC(3b) on 2x2 and 1 x n CYCLIC(b) -> CYCLIC(3b - 1) on 1x4, b = 2 ...
-// 32, and the bench cases mat_b32_b128, mat_b64_b100 and row_c8_c5. Best of --reps times, every
+// 32, and the bench cases mat_b32_b128, mat_b64_b100, row_c8_c5 and cube_3d. Best of --reps times, every
 // message, and one message alone (a step of a contention-free schedule). It checks that every
 // message comes out in storage order (the source holds its local offsets) and exits non-zero if not.
 // Beside them, the same copies the way bench/onepass.hpp's hand-written baseline does them: flat
@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <redist/dist/block.hpp>
+#include <redist/dist/collapsed.hpp>
 #include <redist/dist/cyclic.hpp>
 #include <redist/dist/dist.hpp>
 #include <redist/plan/plan.hpp>
@@ -182,13 +184,23 @@ void row(const std::string& name, index_t n, index_t b, index_t c) {
   const D2::mapping to(D2{Cyclic(1), Cyclic(c)}, {1, n}, Grid{1, 4}, {0, 0}, Storage{}, 4);
   run(name, build_plan(from, to, 0), from.local_size(0), to.local_size(0));
 }
+/// redist-bench's cube_3d: (CYCLIC(64), *, BLOCK) on 2x1x2 -> (BLOCK, *, CYCLIC(8)) on 4x1x1, an
+/// e^3 cube; each message's line of the first dimension is one piece (a block of the BLOCK side).
+void cube(const std::string& name, index_t e) {
+  using S = Dist<Cyclic<64>, Collapsed, Block>;
+  using T = Dist<Block, Collapsed, Cyclic<8>>;
+  const S::mapping from(S{}, {e, e, e}, Grid{2, 1, 2}, {0, 0, 0}, Storage{}, 4);
+  const T::mapping to(T{}, {e, e, e}, Grid{4, 1, 1}, {0, 0, 0}, Storage{}, 4);
+  run(name, build_plan(from, to, 0), from.local_size(0), to.local_size(0));
+}
 }  // namespace
 
 int main(int argc, char** argv) {
-  index_t m = 8192, n = index_t{1} << 24;
+  index_t m = 8192, n = index_t{1} << 24, e = 256;
   bench::cli::Parser("walk-bench")
       .integer("--matrix M", "extent of the 2-D cases, M x M", m, index_t{1})
       .integer("--n N", "elements of the 1 x n row cases", n, index_t{1})
+      .integer("--cube E", "extent of the 3-D case, E x E x E", e, index_t{1})
       .integer("--reps R", "runs, the best of which is kept", reps, 1)
       .parse_or_exit(argc, argv);
   std::printf(
@@ -197,6 +209,7 @@ int main(int argc, char** argv) {
   matrix("mat_b32_b128", m, 32, 128);
   matrix("mat_b64_b100", m, 64, 100, 4);
   row("row_c8_c5", n, 8, 5);
+  cube("cube_3d", e);
   for (index_t b : {2, 4, 8, 16, 32}) {
     matrix("mat_b" + std::to_string(b) + "_b" + std::to_string(3 * b), m, b, 3 * b);
     row("row_b" + std::to_string(b) + "_b" + std::to_string(3 * b - 1), n, b, 3 * b - 1);

@@ -1,5 +1,7 @@
 // N-D layouts on process grids: the seed 003 examples, and virtual-rank property tests of random 2-D and 3-D redistributions against the brute-force oracle.
+#include <algorithm>
 #include <array>
+#include <numeric>
 #include <random>
 #include <span>
 #include <map>
@@ -18,6 +20,7 @@
 #include <redist/plan/plan.hpp>
 #include <redist/plan/stepwise.hpp>
 #include <redist/plan/transfers.hpp>
+#include <redist/runtime/pack.hpp>
 
 #include "../support/oracle_nd.hpp"
 #include "../support/random_dists.hpp"
@@ -254,6 +257,78 @@ TEST_CASE("Packing along walks is exact with several families per dimension and 
     check_pair(random_case<Cyclic<>, Cyclic<>, Cyclic<>>(e3, nprocs, rng),
                random_case<Cyclic<>, Block, Cyclic<>>(e3, nprocs, rng));
   }
+}
+
+namespace {
+/// Every message of rank r's plan a -> b: packed along its walk whole, in storage order (the
+/// source holds its local offsets: they ascend), the same elements as its runs, and piece by
+/// piece (random lengths) the same as whole; unpacked piece by piece the same as whole. Returns
+/// how many messages it packed along a walk (a rank without messages, or outside a grid, has none).
+template <class A, class B>
+int check_walk_pieces(const A& a, const B& b, int r, std::mt19937_64& rng) {
+  const auto built = build_plan(a.mapping, b.mapping, r);
+  const auto& st = built.only();
+  std::vector<index_t> src(a.layout.globals[static_cast<std::size_t>(r)].size());
+  std::iota(src.begin(), src.end(), 0);
+  int packed = 0;
+  for (std::size_t i = 0; i < st.sends.size(); ++i) {
+    const Message& m = st.sends[i];
+    std::vector<index_t> whole(static_cast<std::size_t>(m.size)), pieces(whole.size(), -1), runs(whole.size());
+    runtime::pack_message(st, i, src.data(), whole.data());
+    REQUIRE(std::is_sorted(whole.begin(), whole.end()));
+    runtime::pack(st.runs_of(m), src.data(), runs.data());
+    std::sort(runs.begin(), runs.end());
+    REQUIRE(whole == runs);
+    const index_t piece = 1 + static_cast<index_t>(rng() % 60);
+    for (index_t lo = 0; lo < m.size; lo += piece)
+      runtime::pack_message(st, i, src.data(), pieces.data() + lo, lo, std::min(m.size, lo + piece));
+    REQUIRE(pieces == whole);
+    packed += st.send_walk ? 1 : 0;
+  }
+  for (std::size_t i = 0; i < st.recvs.size(); ++i) {
+    const Message& m = st.recvs[i];
+    std::vector<index_t> in(static_cast<std::size_t>(m.size));
+    std::iota(in.begin(), in.end(), 1);
+    std::vector<index_t> whole(b.layout.globals[static_cast<std::size_t>(r)].size(), 0), pieces = whole;
+    runtime::unpack_message(st, i, in.data(), whole.data());
+    const index_t piece = 1 + static_cast<index_t>(rng() % 60);
+    for (index_t lo = 0; lo < m.size; lo += piece)
+      runtime::unpack_message(st, i, in.data() + lo, pieces.data(), lo, std::min(m.size, lo + piece));
+    REQUIRE(pieces == whole);
+  }
+  return packed;
+}
+}  // namespace
+
+TEST_CASE("N-D messages packed along walks piece by piece equal them packed whole, in storage order",
+          "[grid][walk][pieces]") {
+  // Block and Collapsed inner dimensions (one piece per line of the message: pack_message copies
+  // a whole outer line of them at once), rows, short and long cyclic ones, padded storage, orders.
+  std::mt19937_64 rng(6006);
+  int packed = 0;
+  for (int t = 0; t < 60; ++t) {
+    const int nprocs = 1 + static_cast<int>(rng() % 12);
+    const std::array<index_t, 2> e2{1 + static_cast<index_t>(rng() % 50), 1 + static_cast<index_t>(rng() % 50)};
+    const std::array<index_t, 3> e3{1 + static_cast<index_t>(rng() % 16), 1 + static_cast<index_t>(rng() % 16),
+                                    1 + static_cast<index_t>(rng() % 16)};
+    INFO("trial " << t << ", P = " << nprocs);
+    const auto a2 = random_case<Block, Cyclic<>>(e2, nprocs, rng);
+    const auto b2 = random_case<Collapsed, Block>(e2, nprocs, rng);
+    const auto c2 = random_case<Cyclic<>, GenBlock>(e2, nprocs, rng);
+    const auto a3 = random_case<Collapsed, Collapsed, Block>(e3, nprocs, rng);
+    const auto b3 = random_case<Block, Collapsed, Cyclic<>>(e3, nprocs, rng);
+    const auto c3 = random_case<Cyclic<>, Block, GenBlock>(e3, nprocs, rng);
+    // 1 x n rows: one element per line of the first dimension (the row's pieces walked as a line).
+    const std::array<index_t, 2> row{1, 1 + static_cast<index_t>(rng() % 400)};
+    const auto r1 = random_case<Collapsed, Cyclic<>>(row, nprocs, rng);
+    const auto r2 = random_case<Block, Cyclic<>>(row, nprocs, rng);
+    for (int r = 0; r < nprocs; ++r) {
+      packed += check_walk_pieces(r1, r2, r, rng) + check_walk_pieces(r2, r1, r, rng);
+      packed += check_walk_pieces(a2, b2, r, rng) + check_walk_pieces(b2, a2, r, rng) + check_walk_pieces(c2, b2, r, rng);
+      packed += check_walk_pieces(a3, b3, r, rng) + check_walk_pieces(b3, a3, r, rng) + check_walk_pieces(b3, c3, r, rng);
+    }
+  }
+  CHECK(packed > 1000);
 }
 
 TEST_CASE("Transposed layouts are exact in the virtual-rank simulation", "[grid][simulate][transpose]") {

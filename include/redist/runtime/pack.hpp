@@ -399,6 +399,65 @@ inline constexpr index_t family_span_elements = walk_span_elements;
 /// more piece by piece, and go in storage order.
 inline constexpr index_t short_piece = 8;
 
+/// The whole line of dimension d (peer coordinate c) of one message, at local offset `off`, its
+/// elements' packed positions from pos on (pos - lo passed to copy): the line's pieces in storage
+/// order, a band's short pieces member by member over chunks of cycles (see walk_one's copy).
+template <class Copy>
+void walk_line(const WalkDim& d, std::size_t c, index_t off, index_t& pos, index_t lo, Copy& copy) {
+  const WalkMember* ms = d.members.data();
+  for (std::size_t b = d.begin[c]; b < d.begin[c + 1]; ++b) {
+    const WalkBand& band = d.bands[b];
+    const WalkMember* bm = ms + band.first;
+    index_t base = off + band.start * d.stride;
+    // A band of a few cycles, or of a long period, or strided: cycle by cycle, its members'
+    // pieces in member order (storage order).
+    const index_t chunk = family_span_elements / std::max<index_t>(band.period, 1);
+    if (d.stride != 1 || band.cycles < 2 || chunk < 2) {
+      for (index_t cy = 0; cy < band.cycles; ++cy, base += band.period * d.stride)
+        for (std::size_t m = 0; m < band.size; ++m) {
+          if (cy < bm[m].first || cy >= bm[m].first + bm[m].count) continue;
+          copy(base + bm[m].phase * d.stride, d.stride, pos - lo, bm[m].len, 1, 0, 0);
+          pos += bm[m].len;
+        }
+      continue;
+    }
+    // Otherwise, when the pieces are short, the cycles [c0, c1) in which every member gives its
+    // piece go member by member, a chunk of cycles at a time: each member's pieces in the chunk
+    // (one per cycle, `width` apart in packed order) in one call, by a kernel of the piece's
+    // length, the chunk's span of storage within the L1 cache. The same packed order; the
+    // cycles before and after (a ragged end), cycle by cycle.
+    index_t c0 = 0, c1 = band.cycles, width = 0;
+    for (std::size_t m = 0; m < band.size; ++m) {
+      c0 = std::max(c0, bm[m].first);
+      c1 = std::min(c1, bm[m].first + bm[m].count);
+      width += bm[m].len;
+    }
+    auto cycle = [&](index_t cy) {
+      const index_t at = base + cy * band.period;
+      for (std::size_t m = 0; m < band.size; ++m) {
+        if (cy < bm[m].first || cy >= bm[m].first + bm[m].count) continue;
+        copy(at + bm[m].phase, 1, pos - lo, bm[m].len, 1, 0, 0);
+        pos += bm[m].len;
+      }
+    };
+    if (c1 - c0 < 2 || width > short_piece * static_cast<index_t>(band.size)) {
+      for (index_t cy = 0; cy < band.cycles; ++cy) cycle(cy);
+      continue;
+    }
+    for (index_t cy = 0; cy < c0; ++cy) cycle(cy);
+    for (index_t a = c0; a < c1; a += chunk) {
+      const index_t cycles = std::min(chunk, c1 - a);
+      index_t at = pos - lo;
+      for (std::size_t m = 0; m < band.size; ++m) {
+        copy(base + a * band.period + bm[m].phase, 1, at, bm[m].len, cycles, band.period, width);
+        at += bm[m].len;
+      }
+      pos += width * cycles;
+    }
+    for (index_t cy = c1; cy < band.cycles; ++cy) cycle(cy);
+  }
+}
+
 /// One message (peer coordinates `coords` per walk dimension), its elements [lo, hi) of packed
 /// order, from walk dimension k down: copy(local offset, local stride, position - lo, length,
 /// count, local step, position step) copies count pieces of length elements, the i-th at local
@@ -412,61 +471,45 @@ bool walk_one(const Walk& w, std::size_t k, std::span<const index_t> coords, ind
   const WalkMember* ms = d.members.data();
   if (k == 0 && pos >= lo && pos + d.total[c] <= hi) {
     // The whole innermost line of this message is in the range: no clipping.
-    for (std::size_t b = d.begin[c]; b < d.begin[c + 1]; ++b) {
-      const WalkBand& band = d.bands[b];
-      const WalkMember* bm = ms + band.first;
-      index_t base = off + band.start * d.stride;
-      // A band of a few cycles, or of a long period, or strided: cycle by cycle, its members'
-      // pieces in member order (storage order).
-      const index_t chunk = family_span_elements / std::max<index_t>(band.period, 1);
-      if (d.stride != 1 || band.cycles < 2 || chunk < 2) {
-        for (index_t cy = 0; cy < band.cycles; ++cy, base += band.period * d.stride)
-          for (std::size_t m = 0; m < band.size; ++m) {
-            if (cy < bm[m].first || cy >= bm[m].first + bm[m].count) continue;
-            copy(base + bm[m].phase * d.stride, d.stride, pos - lo, bm[m].len, 1, 0, 0);
-            pos += bm[m].len;
-          }
-        continue;
-      }
-      // Otherwise, when the pieces are short, the cycles [c0, c1) in which every member gives its
-      // piece go member by member, a chunk of cycles at a time: each member's pieces in the chunk
-      // (one per cycle, `width` apart in packed order) in one call, by a kernel of the piece's
-      // length, the chunk's span of storage within the L1 cache. The same packed order; the
-      // cycles before and after (a ragged end), cycle by cycle.
-      index_t c0 = 0, c1 = band.cycles, width = 0;
-      for (std::size_t m = 0; m < band.size; ++m) {
-        c0 = std::max(c0, bm[m].first);
-        c1 = std::min(c1, bm[m].first + bm[m].count);
-        width += bm[m].len;
-      }
-      auto cycle = [&](index_t cy) {
-        const index_t at = base + cy * band.period;
-        for (std::size_t m = 0; m < band.size; ++m) {
-          if (cy < bm[m].first || cy >= bm[m].first + bm[m].count) continue;
-          copy(at + bm[m].phase, 1, pos - lo, bm[m].len, 1, 0, 0);
-          pos += bm[m].len;
-        }
-      };
-      if (c1 - c0 < 2 || width > short_piece * static_cast<index_t>(band.size)) {
-        for (index_t cy = 0; cy < band.cycles; ++cy) cycle(cy);
-        continue;
-      }
-      for (index_t cy = 0; cy < c0; ++cy) cycle(cy);
-      for (index_t a = c0; a < c1; a += chunk) {
-        const index_t cycles = std::min(chunk, c1 - a);
-        index_t at = pos - lo;
-        for (std::size_t m = 0; m < band.size; ++m) {
-          copy(base + a * band.period + bm[m].phase, 1, at, bm[m].len, cycles, band.period, width);
-          at += bm[m].len;
-        }
-        pos += width * cycles;
-      }
-      for (index_t cy = c1; cy < band.cycles; ++cy) cycle(cy);
-    }
+    walk_line(d, c, off, pos, lo, copy);
     return pos < hi;
   }
   index_t inner = 1;  // the message's elements per element of this dimension
   for (std::size_t j = 0; j < k; ++j) inner *= w.dims[j].total[static_cast<std::size_t>(coords[w.dims[j].index])];
+  if (k == 1 && pos >= lo && pos + d.total[c] * inner <= hi) {
+    // The whole of this dimension's line is in the range, and when the innermost dimension's
+    // line of the message is one piece, contiguous in storage (a block of a Block or Collapsed
+    // dimension, a short cyclic one), each member's elements of this dimension are its pieces
+    // one stride apart: one call of copy for them all, by a kernel of the piece's length,
+    // instead of a recursion per element. The same packed order.
+    const WalkDim& d0 = w.dims[0];
+    const auto c0 = static_cast<std::size_t>(coords[d0.index]);
+    if (d0.stride == 1 && d0.begin[c0 + 1] == d0.begin[c0] + 1) {
+      const WalkBand& b0 = d0.bands[d0.begin[c0]];
+      const WalkMember& m0 = d0.members[b0.first];
+      if (b0.size == 1 && m0.count == 1) {
+        const index_t at0 = b0.start + m0.first * b0.period + m0.phase;
+        if (m0.len == 1) {
+          // One element per line (a 1 x n row, a single row or column of a block): this
+          // dimension's line is the message's pieces, walked as an innermost line is.
+          walk_line(d, c, off + at0, pos, lo, copy);
+          return pos < hi;
+        }
+        for (std::size_t b = d.begin[c]; b < d.begin[c + 1]; ++b) {
+          const WalkBand& band = d.bands[b];
+          for (index_t cy = 0; cy < band.cycles; ++cy)
+            for (std::size_t j = band.first; j < band.first + band.size; ++j) {
+              const WalkMember& m = ms[j];
+              if (cy < m.first || cy >= m.first + m.count) continue;
+              copy(off + (band.start + cy * band.period + m.phase) * d.stride + at0, 1, pos - lo, m0.len, m.len, d.stride,
+                   m0.len);
+              pos += m.len * m0.len;
+            }
+        }
+        return pos < hi;
+      }
+    }
+  }
   for (std::size_t b = d.begin[c]; b < d.begin[c + 1]; ++b) {
     const WalkBand& band = d.bands[b];
     for (index_t cy = 0; cy < band.cycles; ++cy) {
