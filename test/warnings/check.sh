@@ -2,19 +2,34 @@
 # Compiles the examples and the two libraries' sources (which instantiate the library's templates
 # the way users do) with -Wall -Wextra -Wshadow -Wconversion -Werror: the headers must be clean under
 # the warnings users build with. MPI's own C++ bindings are left out (OMPI_SKIP_MPICXX: they warn
-# in Open MPI's headers, not in redist's). Usage: check.sh CXX SOURCE_ROOT
+# in Open MPI's headers, not in redist's). The files compile side by side, as many at once as there
+# are cores (the C library alone takes a third of the time). Usage: check.sh CXX SOURCE_ROOT
 set -u
 cxx=$1 root=$2
 flags=(-std=c++20 -fsyntax-only -DOMPI_SKIP_MPICXX -Wall -Wextra -Wshadow -Wconversion -Werror
        -I"$root/include" -I"$root/lib" -I"$root/bench")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The longest first, so that the last to start are short.
+files=("$root/lib/c/redist_c.cpp" "$root/lib/scalapack/redist_scalapack.cpp" "$root"/example/*.cpp)
+jobs=$(nproc 2>/dev/null || echo 2)
+i=0
+for f in "${files[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  ( if "$cxx" "${flags[@]}" "$f" >"$work/$i.log" 2>&1; then echo ok >"$work/$i.status"; fi ) &
+  i=$((i + 1))
+done
+wait
 failed=0
-for f in "$root"/example/*.cpp "$root/lib/c/redist_c.cpp" "$root/lib/scalapack/redist_scalapack.cpp"; do
-  if out=$("$cxx" "${flags[@]}" "$f" 2>&1); then
+i=0
+for f in "${files[@]}"; do
+  if [ -f "$work/$i.status" ]; then
     echo "ok: ${f#$root/}"
   else
     echo "FAILED: ${f#$root/}"
-    echo "$out" | grep -E "error|warning" | head -n 20
+    grep -E "error|warning" "$work/$i.log" | head -n 20
     failed=1
   fi
+  i=$((i + 1))
 done
 exit $failed
