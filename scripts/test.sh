@@ -4,8 +4,8 @@
 # nodes, only their two programs built. With --full (what CI runs): builds every test, example and
 # benchmark and runs the whole suite (unit, virtual ranks, MPI at 1-8 processes over shared memory
 # and TCP, a 2 GiB message, compile-fail, headers, warnings, install, examples, fuzzing, soak),
-# then the unit and MPI suites again built with -Db_sanitize=address,undefined
-# (scripts/sanitize.sh). Logs: build*/meson-logs/testlog.json.
+# then the unit and MPI suites again built with -Db_sanitize=address,undefined (scripts/sanitize.sh;
+# that build compiles while the plain suite runs). Logs: build*/meson-logs/testlog.json.
 set -u
 cd "$(dirname "$0")/.."
 full=0
@@ -19,7 +19,7 @@ status=0
 if [ $full = 0 ]; then
   ninja -C build test/unit_tests test/mpi_tests || exit 1
   meson test -C build --no-rebuild --print-errorlogs --suite quick "$@" || exit 1
-  echo "== the quick suite passed; bash scripts/test.sh --full runs everything (about an hour) =="
+  echo "== the quick suite passed; bash scripts/test.sh --full runs everything (about 50 minutes) =="
   exit 0
 fi
 ninja -C build || exit 1
