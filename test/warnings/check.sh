@@ -12,10 +12,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The longest first, so that the last to start are short.
 files=("$root/lib/c/redist_c.cpp" "$root/lib/scalapack/redist_scalapack.cpp" "$root"/example/*.cpp)
-jobs=$(nproc 2>/dev/null || echo 2)
+parallel=$(nproc 2>/dev/null || echo 2)
 i=0
 for f in "${files[@]}"; do
-  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n; done
   ( if "$cxx" "${flags[@]}" "$f" >"$work/$i.log" 2>&1; then echo ok >"$work/$i.status"; fi ) &
   i=$((i + 1))
 done
