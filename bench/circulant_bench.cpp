@@ -191,7 +191,7 @@ std::vector<Row> run_case(const mpi::communicator& comm, const std::string& sect
                  const redist::options& opts = redist::default_options()) {
     auto plan = std::make_shared<decltype(redist::make_plan(a, b, policy, opts))>(redist::make_plan(a, b, policy, opts));
     Method m;
-    m.row = Row{section, method, d, k, P, n, 0.0, pred, 0, false, 0.0};
+    m.row = Row{section, method, d, k, P, n, 0.0, pred, 0, false, 0.0, {}};
     m.call = [plan, &a, &b] { plan->execute(a, b); };
     m.describe = [plan, method, depth, &a, &b, machine](Row& r) {
       const redist::Plan& p = plan->plan();
@@ -229,7 +229,7 @@ std::vector<Row> run_case(const mpi::communicator& comm, const std::string& sect
   {
     auto x2 = std::make_shared<Alltoallv>(a, x, k * x);
     Method m;
-    m.row = Row{section, "alltoallv", -1, k, P, n, 0.0, 0.0, 1, false, 0.0};
+    m.row = Row{section, "alltoallv", -1, k, P, n, 0.0, 0.0, 1, false, 0.0, {}};
     m.call = [x2, &a, &b] { x2->run(a, b); };
     methods.push_back(std::move(m));
   }
