@@ -311,6 +311,58 @@ TEST_CASE("Indirect: views over the caller's memory, make_plan and explain", "[m
   CHECK(e.steps <= 1);
 }
 
+TEST_CASE("Indirect: make_plan takes the plan b = a made", "[mpi][indirect]") {
+  mpi::communicator world;
+  const int p = world.size(), r = world.rank();
+  const index_t n = 300;
+  DistArray<double, Cyclic<4>> a(world, n);
+  test::fill(a, value_of);
+  DistArray<double, Block> c(world, n);
+  test::fill(c, [](index_t g) { return 2.0 * value_of(g); });
+  DistArray<double, Indirect<>> u(world, n, Indirect<>{random_list(n, p, r, 3, 31)});
+  auto clear = [&] { test::fill(u, [](index_t) { return -1.0; }); };
+  // Plans built: a pair with an Indirect layout asks its directory for each (collective).
+  auto asked = [] { return redist::plans_built(); };
+  const std::size_t before = asked();
+  // u = a asks the directory; make_plan and explain then take u's plan as it is.
+  u = a;
+  CHECK(all_ok(world, test::holds(u, value_of)));
+  CHECK(all_ok(world, asked() == before + 1));
+  auto plan = make_plan(a, u);
+  CHECK(explain(a, u).ran);
+  CHECK(all_ok(world, asked() == before + 1));
+  // The copy and the cached plan run in turn, each deciding on its own second run.
+  for (int k = 0; k < 3; ++k) {
+    clear();
+    plan.execute(a, u);
+    CHECK(all_ok(world, test::holds(u, value_of)));
+    clear();
+    u = a;
+    CHECK(all_ok(world, test::holds(u, value_of)));
+  }
+  CHECK(all_ok(world, asked() == before + 1));
+  // Another pair's plan is made apart, of its own directory round; u's stays.
+  auto other = make_plan(c, u);
+  CHECK(all_ok(world, asked() == before + 2));
+  other.execute(c, u);
+  CHECK(all_ok(world, test::holds(u, [](index_t g) { return 2.0 * value_of(g); })));
+  u = a;
+  CHECK(all_ok(world, test::holds(u, value_of)));
+  CHECK(all_ok(world, asked() == before + 2));
+  // A copy outlives the plan it was made of (u's, dropped by u = c).
+  u = c;
+  CHECK(all_ok(world, asked() == before + 3));
+  clear();
+  plan.execute(a, u);
+  CHECK(all_ok(world, test::holds(u, value_of)));
+  // Different options are another plan: asked for.
+  auto budget = make_plan(a, u, redist::schedule::automatic, redist::options{.max_scratch_bytes = 4096});
+  CHECK(all_ok(world, asked() == before + 4));
+  clear();
+  budget.execute(a, u);
+  CHECK(all_ok(world, test::holds(u, value_of)));
+}
+
 TEST_CASE("Indirect: expressions, fused lists and started exchanges", "[mpi][indirect]") {
   mpi::communicator world;
   const int p = world.size(), r = world.rank();

@@ -17,6 +17,12 @@ struct array_access {
     if constexpr (std::is_pointer_v<decltype(a.cache_)>) return *a.cache_;  // a section: its array's cache
     else return a.cache_;
   }
+  /// The plan cache of an array, to look in (make_plan, which takes its destination const).
+  template <class A>
+  static const PlanCache& cache_of(const A& a) noexcept {
+    if constexpr (std::is_pointer_v<decltype(a.cache_)>) return *a.cache_;
+    else return a.cache_;
+  }
   /// The shared window of an array's local storage, or nullptr (ordinary memory, or an array
   /// type without one).
   template <class A>

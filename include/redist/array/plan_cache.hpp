@@ -65,6 +65,12 @@ inline constexpr bool is_fold = false;
 template <class X>
 inline constexpr bool is_fold<runtime::fold_op<X>> = true;
 
+/// The tag of Redistribution's copy of another's plan (make_plan's, of the plan cached in b).
+struct fresh_plan_t {
+  explicit fresh_plan_t() = default;
+};
+inline constexpr fresh_plan_t fresh_plan{};
+
 /// A number no Redistribution of this process has had before (of any layouts).
 inline std::uint64_t next_plan_id() noexcept {
   static std::atomic<std::uint64_t> last{0};
@@ -154,6 +160,20 @@ class Redistribution {
         for (index_t e : to_.local_extents(rank)) n *= e;
         local_covers_ = n > 0 && plan_.stages[0].local.size == n;
       }
+  }
+
+  /// A plan made as `o`'s was (its layouts, policy, options, nodes and plan), with nothing of
+  /// o's runs: its first run agrees, decides and times afresh, in a workspace of its own. Requires
+  /// a plan that its runs do not change (not `adaptive`), or o before its first run. What
+  /// make_plan(a, b) returns of the plan cached in b for a pair with an Indirect layout, whose
+  /// making is collective (its directory): b = a and make_plan then ask it once.
+  Redistribution(detail::fresh_plan_t, const Redistribution& o)
+      : from_{o.from_}, to_{o.to_}, policy_{o.policy_}, options_{o.options_}, sums_from_{o.sums_from_},
+        sums_to_{o.sums_to_}, local_covers_{o.local_covers_}, node_keep_{o.node_keep_}, nodes_hash_{o.nodes_hash_},
+        plan_{o.plan_} {
+    REDIST_EXPECTS(!decider::adaptive || o.runs_ == 0, "redist: a plan's copy is made of a plan its runs have not changed");
+    decision_.reason = o.decision_.reason;  // the plan-time decision's (Decider::plan)
+    plan_.piece = 0;                        // agreed again on the first run
   }
 
   /// The plan (a BasicPlan: Plan for 1-D layouts, BasicPlan<section_for<N>> for N-D ones).
@@ -669,6 +689,16 @@ class PlanCache {
   }
   void clear() noexcept { entries_.clear(); }
   std::size_t size() const noexcept { return entries_.size(); }
+
+  /// The cached Redistribution of (from, to, policy, opts) on comm, or nullptr. Does not reorder.
+  template <class From, class To, class Policy>
+  Redistribution<From, To, Policy>* cached(const From& from, const To& to, const Policy& policy, const options& opts,
+                                           const boost::mpi::communicator& comm) const {
+    using E = layouts_entry<From, To, Policy>;
+    const MPI_Comm c = static_cast<MPI_Comm>(comm);
+    E* e = find<E>([&](const E& x) { return x.comm == c && x.r.matches(from, to, policy, opts); });
+    return e == nullptr ? nullptr : &e->r;
+  }
 
   /// The cached Redistribution of (from, to, policy, opts) on comm, or a new one in its place (for a
   /// pair with an Indirect layout, made of the moves its directory gives: collective).
