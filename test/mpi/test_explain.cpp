@@ -319,7 +319,7 @@ TEST_CASE("explain on emulated nodes: node peers copy, other pairs' messages are
   const options saved = default_options();
   default_options().node_size = 2;
   {
-    const index_t n = 5003;
+    const index_t n = 200003;  // over 64 KiB a rank: the node's copies are not timed against messages alone
     DistArray<double, Cyclic<3>> a(world, n);  // in windows of two-rank nodes
     DistArray<double, Cyclic<7>> b(world, n);
     redist::test::fill(a, value_1d);
@@ -339,7 +339,7 @@ TEST_CASE("explain on emulated nodes: node peers copy, other pairs' messages are
 
 TEST_CASE("explain on one node with shared memory: no message at all", "[explain][shared]") {
   mpi::communicator world;
-  const index_t n = 4099;
+  const index_t n = 200003;  // over 64 KiB a rank: the node's copies are not timed against messages alone
   DistArray<double, Cyclic<2>> a(world, n);
   DistArray<double, Cyclic<12>> b(world, n);
   redist::test::fill(a, value_1d);

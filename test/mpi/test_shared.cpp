@@ -6,6 +6,7 @@
 #include <numeric>
 #include <random>
 #include <span>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -296,6 +297,62 @@ TEST_CASE("Pack, then pull, is tried once and kept only if it copied faster", "[
     CHECK(e.node_copy_seconds.first > 0);
     CHECK(e.node_copy_seconds.second > 0);
     CHECK(e.node_copy == (e.node_copy_seconds.second < e.node_copy_seconds.first ? "pack_then_pull" : "pull"));
+  }
+}
+
+TEST_CASE("Oversubscribed: a small array's messages alone are timed against the node's copies and the faster kept", "[mpi][shared]") {
+  mpi::communicator world;
+  for (int node_size : {0, 2}) {
+    NodeScope scope(true, node_size);
+    const bool shared = node_ranks(world, node_size) > 1;
+    const bool some = all_reduce(world, shared ? 1 : 0, mpi::maximum<int>()) != 0;  // some node copies
+    // Some machine runs more ranks than it has processors (the mpiexec's oversubscribed).
+    const unsigned cores = std::thread::hardware_concurrency();
+    const bool crowded = all_reduce(world, cores > 0 && static_cast<unsigned>(node_ranks(world, 0)) > cores ? 1 : 0,
+                                    mpi::maximum<int>()) != 0;
+    INFO("node size " << node_size << ", oversubscribed " << crowded);
+    for (index_t n : {index_t{4099}, index_t{400009}}) {
+      INFO("n = " << n);
+      const bool small = n == 4099 && crowded;  // every rank's messages under 64 KiB, ranks over processors
+      DistArray<double, Cyclic<8>> a(world, n);
+      DistArray<double, Cyclic<5>> b(world, n);
+      for (int round = 0; round < 5; ++round) {
+        auto v = [&](index_t g) { return value_1d(g) + round; };
+        redist::test::fill(a, v);
+        std::fill(b.local().begin(), b.local().end(), -1.0);
+        b = a;
+        REQUIRE(all_ok(world, redist::test::holds(b, v)));
+      }
+      const Explanation e = explain(a, b);
+      INFO(e.str());
+      const auto copies = std::count_if(e.transports.begin(), e.transports.end(), [](const TransportTiming& t) { return t.node; });
+      const auto alone = static_cast<std::ptrdiff_t>(e.transports.size()) - copies;
+      if (!some) {
+        CHECK(copies == 0);
+        continue;
+      }
+      // A large array, or ranks that do not outnumber processors: the node's copies, never timed
+      // against messages alone (a node holding every rank times nothing: no message).
+      if (!small) {
+        CHECK(alone == 0);
+        CHECK((copies > 0) == (node_ranks(world, node_size) < world.size()));
+        if (shared) CHECK(e.transport.rfind("shared_memory", 0) == 0);
+        continue;
+      }
+      // A small one: both timed; the faster runs from the third call on, the same on every rank.
+      CHECK(copies > 0);
+      CHECK(alone > 0);
+      const TransportTiming* best = nullptr;  // the first of the fastest, as the decision takes it
+      for (const TransportTiming& t : e.transports)
+        if (t.median > 0 && (best == nullptr || t.median < best->median)) best = &t;
+      REQUIRE(best != nullptr);
+      const bool kept_copies = best->node;
+      CHECK((e.reason.find("node peers by messages") == std::string::npos) == kept_copies);
+      if (shared) CHECK((e.transport.rfind("shared_memory", 0) == 0) == kept_copies);
+      if (!kept_copies) CHECK(e.transport == best->name());
+      const int kept = kept_copies ? 1 : 0;
+      CHECK(all_reduce(world, kept, mpi::minimum<int>()) == all_reduce(world, kept, mpi::maximum<int>()));
+    }
   }
 }
 

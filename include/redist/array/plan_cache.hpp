@@ -456,7 +456,8 @@ class Redistribution {
       if (node_keep_ != nodes) node_keep_ = std::move(nodes);
       if (workspace_.exchange.nodes != node_keep_) workspace_.exchange.nodes = node_keep_;
       const runtime::Node& node = *node_keep_;
-      if (from_array && node.size > 1) {
+      // (not where the decision timed this plan's messages alone faster: Decision::node_copies)
+      if (from_array && node.size > 1 && decision_.node_copies) {
         const bool capable = plan_.direct() || (first && decider::adaptive);
         on_node_ = runtime::agree_on_node(parts, node, capable);
         if (on_node_) node_ = &node;
@@ -481,7 +482,7 @@ class Redistribution {
     const bool changed = decide(comm, src, dst, facts, boost::hana::at_c<0>(parts).source);
     // Pack, then pull: every rank of the node makes its staging part after this run (the node's
     // ranks agreed on the facts; a new plan gets its own after its next run).
-    make_staging_ = decision_.pack_then_pull && on_node_ && !changed && workspace_.staging_missing;
+    make_staging_ = decision_.pack_then_pull && decision_.node_copies && on_node_ && !changed && workspace_.staging_missing;
     workspace_.pack_next = decision_.pack_then_pull;
     const bool both_timed = facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0;
     workspace_.node_timing = on_node_ && !changed && facts.node_pieces_short && options_.tune_reps > 0 && !both_timed;

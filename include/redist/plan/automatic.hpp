@@ -177,6 +177,9 @@ struct Decision {
   /// The node's copy timed each way (seconds, the slowest rank's: pulling, packing then pulling);
   /// 0 for a way not run.
   std::pair<double, double> node_copy_seconds{};
+  /// Node peers copy from shared memory where they can (false: the plan's messages alone were
+  /// timed faster than with the node's copies, a small array's: every piece is a message).
+  bool node_copies = true;
 };
 
 /// What the runtime tells the decision about one run of a plan, before it runs (every rank alike:
@@ -226,7 +229,12 @@ struct RunFacts {
 ///    MPI derived datatypes, from 64 KiB on and not for element lists) and keeps the fastest;
 ///    when the fastest candidate schedule is not direct (it forwards), the fastest direct one's
 ///    transports are timed, and it runs instead on its fastest wire where that beats the fastest;
-///    with options().node_aggregation always, a plan that can aggregate does, untimed.
+///    with options().node_aggregation always, a plan that can aggregate does, untimed;
+///  - on the node path, when every rank's messages are under 64 KiB, a direct plan's second run
+///    also times its messages alone (no node copies, no node agreement) against the node's
+///    copies, and where they win, node peers exchange messages from then on (node_copies): the
+///    copies' two synchronisations a call cost more than a small array's messages where ranks
+///    outnumber cores.
 template <class From, class To, class Policy>
 class Decider {
  public:
@@ -284,7 +292,7 @@ class Decider {
     else if (facts.tune_reps == 0 || (facts.node_staged_seconds <= 0 && !facts.node_staged_tried)) d.pack_then_pull = true;
     else if (facts.node_pull_seconds <= 0) d.pack_then_pull = false;
     else d.pack_then_pull = facts.node_staged_seconds < facts.node_pull_seconds;
-    if (facts.run == 1 && (plan.direct() || rival) && !facts.node_whole && facts.exchanges &&
+    if (facts.run == 1 && (plan.direct() || rival) && (facts.exchanges || facts.node_path) &&
         (facts.tune_reps > 0 || facts.aggregate_always)) {
       // The rival's wires are timed as the plan's (measure_transport times `plan`); the stepwise
       // winner stays unless one of them is faster than its median.
@@ -311,6 +319,12 @@ class Decider {
         d.datatypes = best->datatypes;
         d.wire = best->wire;
         d.nonblocking = best->nonblocking;
+        // Timed with the node's copies and without: the messages alone won.
+        const bool copies_timed = std::any_of(d.transports.begin(), d.transports.end(), [](const TransportTiming& t) { return t.node; });
+        if (copies_timed && !best->node) {
+          d.node_copies = false;
+          d.reason += "; node peers by messages: timed faster than the node's copies on the plan's second run";
+        }
       }
     }
     return changed;

@@ -293,10 +293,16 @@ struct TransportTiming {
   Wire wire = Wire::point_to_point;
   bool datatypes = false;
   double median = 0;
-  bool node = false;  ///< the messages with node peers' pieces copied from shared memory (a partial source's timing)
+  /// Node peers' pieces copied from shared memory, the other messages on `wire` (false: every
+  /// piece a message, where some node copies otherwise).
+  bool node = false;
   /// A collective wire posted nonblocking and waited for at once (ExchangeState::nonblocking).
   bool nonblocking = false;
-  std::string name() const { return node ? "shared_memory" : wire_name(wire, datatypes, nonblocking); }
+  std::string name() const {
+    if (!node) return wire_name(wire, datatypes, nonblocking);
+    if (wire == Wire::point_to_point && !datatypes) return "shared_memory";
+    return "shared_memory+" + wire_name(wire, datatypes, nonblocking);
+  }
 };
 
 /// The plan of a 1-D redistribution.

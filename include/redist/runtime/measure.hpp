@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <random>
 #include <span>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,7 @@
 
 #include <redist/plan/plan.hpp>
 #include <redist/runtime/exchange.hpp>
+#include <redist/runtime/node.hpp>
 
 namespace redist::runtime {
 
@@ -160,6 +162,15 @@ inline void keep_close_candidates(std::vector<std::size_t>& which, const std::ve
 }
 }  // namespace detail
 
+namespace detail {
+/// More of comm's ranks on this rank's machine (its MPI_COMM_TYPE_SHARED node, not an emulated
+/// one) than processors online there. Collective on comm the first time (node_of).
+inline bool cores_oversubscribed(MPI_Comm comm) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores > 0 && static_cast<unsigned>(node_of(comm, 0)->size) > cores;
+}
+}  // namespace detail
+
 /// Below this many bytes in any rank's messages, derived datatypes are not timed (the message
 /// wires are: they matter most for small messages).
 inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
@@ -182,7 +193,12 @@ inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 ///    spans several nodes and one of them holds several ranks, Wire::node_aggregated too (one
 ///    message per node pair; every rank's plan in one round with one message per peer each way);
 ///    with `aggregation` always, it alone, whatever the messages' size, run once and not compared
-///    (where it cannot run, the others as without).
+///    (where it cannot run, the others as without). Where some rank's runs copy from node peers,
+///    the candidates are marked so (TransportTiming::node), a node that holds every rank has one
+///    (its copies: no message), and below typed_min_bytes, where some machine runs more ranks
+///    than it has processors (detail::cores_oversubscribed), the messages alone (point to point,
+///    persistent, the all-to-all, the neighbourhood collective; no node, so no node agreement)
+///    are timed against them; a node holding every rank times nothing otherwise.
 /// Each run waits at once (runtime::run: the blocking collective, but for the nonblocking candidate).
 /// The collectives only when every rank's plan is direct, sends at most one message per peer, its
 /// messages fit an int of bytes and a round's messages, all packed, fit `budget` elements of
@@ -235,14 +251,27 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   const bool gather_ok = counted && (budget <= 0 || gather_bytes <= room);
   // max: bytes, a message over chunk_bytes, a rank that cannot take a collective, a rank not
   // direct, the packed messages' rounds, a rank with two messages to or from one peer, a rank
-  // without the room of an all-gather, a rank with an element list.
-  std::uint64_t mine[8] = {bytes, longest > chunk_bytes ? 1u : 0u, collective_ok ? 0u : 1u, plan.direct() ? 0u : 1u,
-                           static_cast<std::uint64_t>(rounds), one_per_peer ? 0u : 1u, gather_ok ? 0u : 1u,
-                           listed ? 1u : 0u};
-  std::uint64_t all[8] = {};
-  detail::check(MPI_Allreduce(mine, all, 8, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
+  // without the room of an all-gather, a rank with an element list, a rank whose runs copy from
+  // node peers (a source in a node window, on a node of several ranks), a rank whose machine runs
+  // more of comm's ranks than it has processors.
+  const bool copies = source != nullptr && node != nullptr && node->size > 1;
+  std::uint64_t mine[10] = {bytes, longest > chunk_bytes ? 1u : 0u, collective_ok ? 0u : 1u, plan.direct() ? 0u : 1u,
+                            static_cast<std::uint64_t>(rounds), one_per_peer ? 0u : 1u, gather_ok ? 0u : 1u,
+                            listed ? 1u : 0u, copies ? 1u : 0u, node != nullptr && detail::cores_oversubscribed(c) ? 1u : 0u};
+  std::uint64_t all[10] = {};
+  detail::check(MPI_Allreduce(mine, all, 10, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
   if (all[3] != 0) return {};
   ws.exchange.collective_rounds = static_cast<index_t>(all[4]);
+  // Node copies somewhere: the candidates run with them (TransportTiming::node). Below
+  // typed_min_bytes, where some machine runs more ranks than it has processors, the messages alone
+  // are timed against them too: a node's copies cost its ranks two synchronisations a call (the
+  // agreement, the closing barrier), and where ranks outnumber processors each wait for a peer is
+  // a task switch, which can cost more than a small array's messages. Elsewhere the copies win.
+  const bool on_node = all[8] != 0;
+  const bool whole = node != nullptr && node->whole();  // the same on every rank
+  const bool offer_messages = on_node && all[9] != 0 && all[0] < typed_min_bytes && aggregation != NodeAggregation::always;
+  // A node holding every rank sends no message: its copies are one candidate, or nothing to time.
+  if (on_node && whole && !offer_messages) return {};
 
   // Offered for small messages (latency is what it saves); forced (always) whatever their size.
   const bool aggregates = aggregation != NodeAggregation::never && node != nullptr && node->crowded && !node->whole() &&
@@ -292,6 +321,23 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
     ws.exchange.wire = Wire::point_to_point;
     return cands;
   }
+  if (on_node) {
+    if (whole) cands.assign(1, {Wire::point_to_point, false, 0});
+    std::vector<TransportTiming> alone;  // the same wires without node copies
+    for (TransportTiming& t : cands) {
+      t.node = true;
+      if (offer_messages && !t.datatypes && (t.wire == Wire::point_to_point || t.wire == Wire::persistent ||
+                                             t.wire == Wire::alltoallv || t.wire == Wire::neighbor))
+        alone.push_back({t.wire, false, 0});
+    }
+    if (offer_messages && whole) {
+      // (the node's wires were not offered: it had no messages)
+      alone.push_back({Wire::persistent, false, 0});
+      if (collectives) alone.push_back({Wire::alltoallv, false, 0});
+      if (collectives && has_neighbor_collectives) alone.push_back({Wire::neighbor, false, 0});
+    }
+    cands.insert(cands.end(), alone.begin(), alone.end());
+  }
   std::vector<std::size_t> which(cands.size());
   for (std::size_t i = 0; i < which.size(); ++i) which[i] = i;
   std::vector<std::vector<double>> samples(cands.size());
@@ -299,7 +345,9 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
     ws.typed = cands[i].datatypes;
     ws.exchange.wire = cands[i].wire;
     ws.exchange.nonblocking = cands[i].nonblocking;
-    execute(plan, comm, src, dst, ws, chunk_bytes, assign_op{}, source, node);
+    // Without node copies: no node, so no node agreement either (what a plan that keeps this runs).
+    const bool alone = on_node && !cands[i].node;
+    execute(plan, comm, src, dst, ws, chunk_bytes, assign_op{}, alone ? nullptr : source, alone ? nullptr : node);
   };
   // One round first; where a call is long (the fastest over tune_min_seconds: each run of a
   // candidate costs a call, and a large plan's timing is tens of calls), the candidates over
