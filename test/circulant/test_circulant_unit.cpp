@@ -443,3 +443,71 @@ TEST_CASE("automatic times the fastest direct candidate's wires when a stepwise 
     }
   }
 }
+
+TEST_CASE("On the node path the messages alone are kept where they were timed faster than the node's copies",
+          "[circulant][automatic][shared]") {
+  // Cyclic(8) -> Cyclic(5) on 4 ranks under BCC (direct, not adaptive), its second run on a node
+  // holding every rank: the transports as time_transports reports them (made-up medians).
+  const CycMap f(Cyclic<dynamic>(8), 4096, 4), g(Cyclic<dynamic>(5), 4096, 4);
+  using D = Decider<CycMap, CycMap, schedule::bcc_t>;
+  RunFacts facts;
+  facts.run = 1;
+  facts.node_path = true;
+  facts.node_whole = true;
+  facts.exchanges = false;
+  facts.tune_reps = 1;
+  const auto no_candidates = [](std::span<Plan>) { return std::vector<double>{}; };
+  for (const double copies : {0.5e-3, 2e-3}) {
+    INFO("the node's copies' median " << copies);
+    Decision d;
+    Plan plan = D::plan(f, g, 1, schedule::bcc, d);
+    REQUIRE(plan.direct());
+    const std::string planned = d.reason;
+    int timed = 0;
+    const auto transports = [&] {
+      ++timed;
+      return std::vector<TransportTiming>{{Wire::point_to_point, false, copies, true},
+                                          {Wire::point_to_point, false, 1.5e-3},
+                                          {Wire::alltoallv, false, 1e-3}};
+    };
+    CHECK_FALSE(D::on_run(f, g, facts, plan, d, no_candidates, transports));
+    CHECK(timed == 1);
+    CHECK(d.node_copies == (copies < 1e-3));
+    CHECK(d.wire == (copies < 1e-3 ? Wire::point_to_point : Wire::alltoallv));
+    CHECK((d.reason.find("node peers by messages") != std::string::npos) == (copies >= 1e-3));
+    CHECK(d.reason.rfind(planned, 0) == 0);
+  }
+  // Timed with the copies only (a large array, or ranks that do not outnumber processors): kept.
+  Plan plan = plan_with(f, g, 1, schedule::bcc);
+  Decision d;
+  facts.node_whole = false;
+  facts.exchanges = true;
+  const auto with_copies = [] {
+    return std::vector<TransportTiming>{{Wire::point_to_point, false, 2e-3, true}, {Wire::alltoallv, false, 1e-3, true}};
+  };
+  CHECK_FALSE(D::on_run(f, g, facts, plan, d, no_candidates, with_copies));
+  CHECK(d.node_copies);
+  CHECK(d.wire == Wire::alltoallv);
+  // Nothing timed on other runs, nor off the node path without messages.
+  for (const int run : {0, 2}) {
+    RunFacts other = facts;
+    other.run = run;
+    int timed = 0;
+    Decision e;
+    CHECK_FALSE(D::on_run(f, g, other, plan, e, no_candidates, [&] {
+      ++timed;
+      return std::vector<TransportTiming>{};
+    }));
+    CHECK(timed == 0);
+    CHECK(e.node_copies);
+  }
+  RunFacts alone;
+  alone.run = 1;
+  alone.tune_reps = 1;
+  int timed = 0;
+  CHECK_FALSE(D::on_run(f, g, alone, plan, d, no_candidates, [&] {
+    ++timed;
+    return std::vector<TransportTiming>{};
+  }));
+  CHECK(timed == 0);
+}
