@@ -383,6 +383,16 @@ TEST_CASE("Circulant policies reject bad arguments with a message", "[circulant]
   CHECK_THROWS_WITH(schedule::hybrid(-1), "redist::schedule::hybrid(d) requires d to be >= 0");
 }
 
+namespace {
+/// The facts of a plan's second run, timed one round per candidate (off any node, no messages).
+RunFacts second_run() {
+  RunFacts facts;
+  facts.run = 1;
+  facts.tune_reps = 1;
+  return facts;
+}
+}  // namespace
+
 TEST_CASE("automatic times the fastest direct candidate's wires when a stepwise candidate was fastest point to point",
           "[circulant][automatic]") {
   // Cyclic(1) -> Cyclic(31) on 64 ranks: BCC and the circulant hybrids; the hybrids of d > 0
@@ -391,10 +401,8 @@ TEST_CASE("automatic times the fastest direct candidate's wires when a stepwise 
   // simulated ranks where a stepwise hybrid lost to a pairwise MPI_Alltoallv.
   const CycMap f(Cyclic<dynamic>(1), 4096, 64), g(Cyclic<dynamic>(31), 4096, 64);
   using D = Decider<CycMap, CycMap, schedule::automatic_t>;
-  RunFacts facts;
-  facts.run = 1;
+  RunFacts facts = second_run();
   facts.exchanges = true;
-  facts.tune_reps = 1;
   const auto measure = [](std::span<Plan> plans) {
     std::vector<double> medians;
     bool forwarding_seen = false;
@@ -450,12 +458,10 @@ TEST_CASE("On the node path the messages alone are kept where they were timed fa
   // holding every rank: the transports as time_transports reports them (made-up medians).
   const CycMap f(Cyclic<dynamic>(8), 4096, 4), g(Cyclic<dynamic>(5), 4096, 4);
   using D = Decider<CycMap, CycMap, schedule::bcc_t>;
-  RunFacts facts;
-  facts.run = 1;
+  RunFacts facts = second_run();
   facts.node_path = true;
   facts.node_whole = true;
   facts.exchanges = false;
-  facts.tune_reps = 1;
   const auto no_candidates = [](std::span<Plan>) { return std::vector<double>{}; };
   for (const double copies : {0.5e-3, 2e-3}) {
     INFO("the node's copies' median " << copies);
@@ -501,9 +507,7 @@ TEST_CASE("On the node path the messages alone are kept where they were timed fa
     CHECK(timed == 0);
     CHECK(e.node_copies);
   }
-  RunFacts alone;
-  alone.run = 1;
-  alone.tune_reps = 1;
+  const RunFacts alone = second_run();
   int timed = 0;
   CHECK_FALSE(D::on_run(f, g, alone, plan, d, no_candidates, [&] {
     ++timed;
