@@ -353,6 +353,22 @@ TEST_CASE("Oversubscribed: a small array's messages alone are timed against the 
       const int kept = kept_copies ? 1 : 0;
       CHECK(all_reduce(world, kept, mpi::minimum<int>()) == all_reduce(world, kept, mpi::maximum<int>()));
     }
+    // Into copies: the all-gather is among the messages alone (no rank copies from node peers there).
+    DistArray<double, Block> part(world, 4099);
+    DistArray<double, Replicated> whole(world, 4099);
+    for (int round = 0; round < 5; ++round) {
+      auto v = [&](index_t g) { return value_1d(g) - round; };
+      redist::test::fill(part, v);
+      std::fill(whole.local().begin(), whole.local().end(), -1.0);
+      whole = part;
+      REQUIRE(all_ok(world, redist::test::holds(whole, v)));
+    }
+    const Explanation e = explain(part, whole);
+    INFO(e.str());
+    const bool gathered_alone = std::any_of(e.transports.begin(), e.transports.end(), [](const TransportTiming& t) {
+      return t.wire == Wire::allgatherv && !t.node;
+    });
+    CHECK(gathered_alone == (some && crowded));
   }
 }
 

@@ -197,8 +197,9 @@ inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 ///    the candidates are marked so (TransportTiming::node), a node that holds every rank has one
 ///    (its copies: no message), and below typed_min_bytes, where some machine runs more ranks
 ///    than it has processors (detail::cores_oversubscribed), the messages alone (point to point,
-///    persistent, the all-to-all, the neighbourhood collective; no node, so no node agreement)
-///    are timed against them; a node holding every rank times nothing otherwise.
+///    persistent, the all-to-all, the neighbourhood collective, and the all-gather where every
+///    rank's plan gathers; no node, so no node agreement) are timed against them; a node holding
+///    every rank times nothing otherwise.
 /// Each run waits at once (runtime::run: the blocking collective, but for the nonblocking candidate).
 /// The collectives only when every rank's plan is direct, sends at most one message per peer, its
 /// messages fit an int of bytes and a round's messages, all packed, fit `budget` elements of
@@ -335,6 +336,11 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
       alone.push_back({Wire::persistent, false, 0});
       if (collectives) alone.push_back({Wire::alltoallv, false, 0});
       if (collectives && has_neighbor_collectives) alone.push_back({Wire::neighbor, false, 0});
+    }
+    // Without node copies nobody copies from node peers: the all-gather within groups applies.
+    if (offer_messages && all[6] == 0 && detail::make_gather_group(plan, c, ws.exchange.wire_resources)) {
+      alone.push_back({Wire::allgatherv, false, 0});
+      alone.push_back({Wire::allgatherv, false, 0, false, true});
     }
     cands.insert(cands.end(), alone.begin(), alone.end());
   }
