@@ -84,7 +84,7 @@ TEST_CASE("A repeated b = a allocates nothing, whichever plan runs", "[mpi][allo
 
 TEST_CASE("A repeated small b = a allocates nothing, by the node's copies or the messages alone", "[mpi][alloc][shared]") {
   // Under 64 KiB a rank: where ranks outnumber processors the second run times the messages alone
-  // against the node's copies and the faster runs from the third (the explain says which).
+  // against the node's copies and the faster runs from then on (the explain says which).
   boost::mpi::communicator world;
   const index_t n = 4099;
   DistArray<double, Cyclic<8>> a(world, n);

@@ -159,7 +159,9 @@ TEST_CASE("A node falls back to messages when a rank's source is private or lead
   REQUIRE(all_ok(world, holds_nd(b, value_2d)));
   CHECK_FALSE(plan.used_shared_memory());
   plan.execute(a, b);
-  CHECK(plan.used_shared_memory() == shared);
+  REQUIRE(all_ok(world, holds_nd(b, value_2d)));
+  // (unless this second run timed the messages alone faster: ranks that outnumber processors)
+  CHECK(plan.used_shared_memory() == (shared && plan.decision().node_copies));
 
   // Leading dimensions that differ per rank (ScaLAPACK's LLD): a peer's offsets are unknown here.
   const index_t ld = 50 + world.rank();
@@ -339,7 +341,7 @@ TEST_CASE("Oversubscribed: a small array's messages alone are timed against the 
         if (shared) CHECK(e.transport.rfind("shared_memory", 0) == 0);
         continue;
       }
-      // A small one: both timed; the faster runs from the third call on, the same on every rank.
+      // A small one: both timed; the faster runs from the second call on, the same on every rank.
       CHECK(copies > 0);
       CHECK(alone > 0);
       const TransportTiming* best = nullptr;  // the first of the fastest, as the decision takes it

@@ -480,9 +480,15 @@ class Redistribution {
         facts.node_path = some != 0;
       }
     const bool changed = decide(comm, src, dst, facts, boost::hana::at_c<0>(parts).source);
+    // The messages alone kept (timed faster than the node's copies): from this run on, every rank
+    // of the node alike (its wire may need that no rank copies: the all-gather).
+    if (!decision_.node_copies) {
+      on_node_ = false;
+      node_ = nullptr;
+    }
     // Pack, then pull: every rank of the node makes its staging part after this run (the node's
     // ranks agreed on the facts; a new plan gets its own after its next run).
-    make_staging_ = decision_.pack_then_pull && decision_.node_copies && on_node_ && !changed && workspace_.staging_missing;
+    make_staging_ = decision_.pack_then_pull && on_node_ && !changed && workspace_.staging_missing;
     workspace_.pack_next = decision_.pack_then_pull;
     const bool both_timed = facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0;
     workspace_.node_timing = on_node_ && !changed && facts.node_pieces_short && options_.tune_reps > 0 && !both_timed;
