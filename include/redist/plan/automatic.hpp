@@ -230,11 +230,12 @@ struct RunFacts {
 ///    when the fastest candidate schedule is not direct (it forwards), the fastest direct one's
 ///    transports are timed, and it runs instead on its fastest wire where that beats the fastest;
 ///    with options().node_aggregation always, a plan that can aggregate does, untimed;
-///  - on the node path, when every rank's messages are under 64 KiB, a direct plan's second run
-///    also times its messages alone (no node copies, no node agreement) against the node's
-///    copies, and where they win, node peers exchange messages from then on (node_copies): the
-///    copies' two synchronisations a call cost more than a small array's messages where ranks
-///    outnumber cores.
+///  - on the node path, when every rank's messages are under 64 KiB and some machine runs more
+///    ranks than it has processors, a direct plan's second run also times its messages alone (no
+///    node copies, no node agreement) against the node's copies (runtime::time_transports offers
+///    them), and where they win, node peers exchange messages from that run on (node_copies): the
+///    copies' two synchronisations a call, a task switch each on such a machine, can cost more
+///    than a small array's messages.
 template <class From, class To, class Policy>
 class Decider {
  public:
