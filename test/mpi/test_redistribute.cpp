@@ -104,10 +104,11 @@ TEST_CASE("make_plan builds without communication and executes repeatedly", "[mp
     plan.execute(a, b);
     REQUIRE(all_ok(world, holds(b, [](index_t g) { return static_cast<int>(g * 3); })));
     // The first run allocates the scratch; the second, which times the transports, may grow it
-    // (a collective packs every message); later runs reuse it.
+    // (a collective packs every message; where ranks outnumber processors the messages alone,
+    // timed against the node's copies, pack node peers' too); later runs reuse it.
     if (rep == 1) allocations = plan.scratch().allocations();
   }
-  CHECK(allocations <= 2);
+  CHECK(allocations <= 3);
   CHECK(plan.scratch().allocations() == allocations);
   DistArray<int, Cyclic<5>> other(world, 778);
   CHECK_THROWS_AS(plan.execute(a, other), redist::error);

@@ -319,6 +319,7 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
     double t = MPI_Wtime() - t0;
     detail::check(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, c), "MPI_Allreduce");
     cands.front().median = std::max(t, 1e-9);
+    cands.front().node = on_node;  // run with the node's copies where some node makes them
     ws.exchange.wire = Wire::point_to_point;
     return cands;
   }
