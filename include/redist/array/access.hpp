@@ -10,17 +10,12 @@ namespace redist {
 namespace detail {
 class PlanCache;
 
-/// The plan cache of a destination array, for redistribute (a friend of every DistArray).
+/// The plan cache of a destination array, for redistribute (a friend of every DistArray); of a
+/// const array, to look in (make_plan).
 struct array_access {
   template <class A>
-  static PlanCache& cache(A& a) noexcept {
+  static auto& cache(A& a) noexcept {
     if constexpr (std::is_pointer_v<decltype(a.cache_)>) return *a.cache_;  // a section: its array's cache
-    else return a.cache_;
-  }
-  /// The plan cache of an array, to look in (make_plan, which takes its destination const).
-  template <class A>
-  static const PlanCache& cache_of(const A& a) noexcept {
-    if constexpr (std::is_pointer_v<decltype(a.cache_)>) return *a.cache_;
     else return a.cache_;
   }
   /// The shared window of an array's local storage, or nullptr (ordinary memory, or an array

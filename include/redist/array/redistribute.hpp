@@ -232,7 +232,7 @@ make_plan(const Src& src, const Dst& dst, S policy = {}, const options& opts = d
   // The plan dst = src made (every rank alike: a cache's entries are made and dropped by collective
   // calls), copied: a pair with an Indirect layout asks its directory once.
   if constexpr (detail::indirect_layout<typename L::from_type> || detail::indirect_layout<typename L::to_type>)
-    if (const R* r = detail::array_access::cache_of(dst).cached(from, L::of(dst), policy, opts, c))
+    if (const R* r = detail::array_access::cache(dst).cached(from, L::of(dst), policy, opts, c))
       return R{detail::fresh_plan, *r};
   // A pair with an Indirect layout is planned of the moves its directory gives (collective).
   return detail::with_directory_moves(from, L::of(dst), c, [&] {
