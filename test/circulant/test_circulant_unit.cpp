@@ -2,6 +2,7 @@
 // force, the R(6, 9) example, step counts, and every schedule run in the virtual-rank simulator
 // against the oracle (contention-free steps, relays included), K <= 32, P <= 64, ragged n.
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -483,7 +484,7 @@ TEST_CASE("On the node path the messages alone are kept where they were timed fa
     CHECK((d.reason.find("node peers by messages") != std::string::npos) == (copies >= 1e-3));
     CHECK(d.reason.rfind(planned, 0) == 0);
   }
-  // Timed with the copies only (a large array, or ranks that do not outnumber processors): kept.
+  // Timed with the copies only (a large array: no messages alone offered): kept.
   Plan plan = plan_with(f, g, 1, schedule::bcc);
   Decision d;
   facts.node_whole = false;
@@ -514,4 +515,37 @@ TEST_CASE("On the node path the messages alone are kept where they were timed fa
     return std::vector<TransportTiming>{};
   }));
   CHECK(timed == 0);
+}
+
+TEST_CASE("The transports wait for the node's copy to settle, then are timed once", "[circulant][automatic][shared]") {
+  // As time_transports answers while some node still compares its two copies (short pieces: pack
+  // then pull on run 1, pull on run 2): not yet (nullopt), then the timings on run 3.
+  const CycMap f(Cyclic<dynamic>(8), 4096, 4), g(Cyclic<dynamic>(5), 4096, 4);
+  using D = Decider<CycMap, CycMap, schedule::bcc_t>;
+  const auto no_candidates = [](std::span<Plan>) { return std::vector<double>{}; };
+  Decision d;
+  Plan plan = D::plan(f, g, 1, schedule::bcc, d);
+  REQUIRE(plan.direct());
+  std::vector<int> asked;  // the runs on which the transports were asked for
+  const int settled = 3;
+  for (int run = 0; run < 6; ++run) {
+    RunFacts facts = second_run();
+    facts.run = run;
+    facts.node_path = true;
+    facts.exchanges = true;
+    CHECK_FALSE(D::on_run(f, g, facts, plan, d, no_candidates, [&]() -> std::optional<std::vector<TransportTiming>> {
+      asked.push_back(run);
+      if (run < settled) return std::nullopt;
+      return std::vector<TransportTiming>{{Wire::point_to_point, false, 2e-3, true}, {Wire::alltoallv, false, 1e-3}};
+    }));
+    INFO("run " << run);
+    // Until then nothing is chosen: the copies, point to point.
+    CHECK(d.transports_pending == (run >= 1 && run < settled));
+    CHECK(d.node_copies == (run < settled));
+    CHECK(d.wire == (run < settled ? Wire::point_to_point : Wire::alltoallv));
+  }
+  CHECK(asked == std::vector<int>{1, 2, 3});
+  CHECK(d.transports.size() == 2);
+  CHECK(d.reason.find("node peers by messages: timed faster than the node's copies once they were settled, on the plan's run 4") !=
+        std::string::npos);
 }

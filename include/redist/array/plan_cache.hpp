@@ -516,8 +516,15 @@ class Redistribution {
           return runtime::time_candidates(plans, comm, src, dst, budget_, options_.tune_reps, options_.max_message_bytes);
         },
         [&] {
+          // This node still compares its copy's two ways (short pieces: packed on run 1, pulled on
+          // run 2, settled on run 3; at most until run 4, should a way never run).
+          const bool unsettled = on_node_ && facts.node_pieces_short && options_.tune_reps > 0 && facts.run < 4 &&
+                                 !(facts.node_pull_seconds > 0 && facts.node_staged_seconds > 0);
+          // The node's runs timed copy as this decision chose (pack, then pull, or pull), as later runs do.
+          workspace_.pack_next = decision_.pack_then_pull;
           return runtime::time_transports(plan_, comm, src, dst, workspace_, options_.tune_reps, options_.max_message_bytes,
-                                          budget_, on_node_ ? source : nullptr, node_keep_.get(), options_.node_aggregation);
+                                          budget_, on_node_ ? source : nullptr, node_keep_.get(), options_.node_aggregation,
+                                          unsettled);
         });
     workspace_.typed = decision_.datatypes;
     workspace_.exchange.wire = decision_.wire;

@@ -180,6 +180,9 @@ struct Decision {
   /// Node peers copy from shared memory where they can (false: the plan's messages alone were
   /// timed faster than with the node's copies, a small array's: every piece is a message).
   bool node_copies = true;
+  /// The transports' timing waits for the node's copy to settle (the runtime found some node still
+  /// comparing its two ways on the plan's second run): asked again on each run until it is.
+  bool transports_pending = false;
 };
 
 /// What the runtime tells the decision about one run of a plan, before it runs (every rank alike:
@@ -230,12 +233,14 @@ struct RunFacts {
 ///    when the fastest candidate schedule is not direct (it forwards), the fastest direct one's
 ///    transports are timed, and it runs instead on its fastest wire where that beats the fastest;
 ///    with options().node_aggregation always, a plan that can aggregate does, untimed;
-///  - on the node path, when every rank's messages are under 64 KiB and some machine runs more
-///    ranks than it has processors, a direct plan's second run also times its messages alone (no
-///    node copies, no node agreement) against the node's copies (runtime::time_transports offers
-///    them), and where they win, node peers exchange messages from that run on (node_copies): the
-///    copies' two synchronisations a call, a task switch each on such a machine, can cost more
-///    than a small array's messages.
+///  - on the node path, when every rank's messages are under 64 KiB, a direct plan's second run
+///    also times its messages alone (no node copies, no node agreement) against the node's copies
+///    (runtime::time_transports offers them), and where they win, node peers exchange messages
+///    from that run on (node_copies): the copies' two synchronisations a call (a task switch each
+///    where ranks outnumber processors) can cost more than a small array's messages. Where some
+///    node is still trying its copy both ways (short pieces: pack then pull on run 1, pull on run 2,
+///    settled on run 3), the transports are timed on the first run with every node settled
+///    (transports_pending), so that the copies are timed as the later runs make them.
 template <class From, class To, class Policy>
 class Decider {
  public:
@@ -293,12 +298,19 @@ class Decider {
     else if (facts.tune_reps == 0 || (facts.node_staged_seconds <= 0 && !facts.node_staged_tried)) d.pack_then_pull = true;
     else if (facts.node_pull_seconds <= 0) d.pack_then_pull = false;
     else d.pack_then_pull = facts.node_staged_seconds < facts.node_pull_seconds;
-    if (facts.run == 1 && (plan.direct() || rival) && (facts.exchanges || facts.node_path) &&
-        (facts.tune_reps > 0 || facts.aggregate_always)) {
+    if ((facts.run == 1 || (facts.run > 1 && d.transports_pending)) && (plan.direct() || rival) &&
+        (facts.exchanges || facts.node_path) && (facts.tune_reps > 0 || facts.aggregate_always)) {
       // The rival's wires are timed as the plan's (measure_transport times `plan`); the stepwise
       // winner stays unless one of them is faster than its median.
       if (rival) std::swap(plan, rival->plan);
-      std::vector<TransportTiming> timed = measure_transport();
+      std::optional<std::vector<TransportTiming>> measured = measure_transport();
+      d.transports_pending = !measured.has_value();  // (alike on every rank: the runtime's all-reduce)
+      if (!measured) {
+        // Not yet: the node's copy is still being settled (a rival needs none: no node copies).
+        if (rival) std::swap(plan, rival->plan);
+        return changed;
+      }
+      std::vector<TransportTiming> timed = std::move(*measured);
       const TransportTiming* best = nullptr;
       for (const TransportTiming& t : timed)
         if (t.median > 0 && (best == nullptr || t.median < best->median)) best = &t;
@@ -324,7 +336,9 @@ class Decider {
         const bool copies_timed = std::any_of(d.transports.begin(), d.transports.end(), [](const TransportTiming& t) { return t.node; });
         if (copies_timed && !best->node) {
           d.node_copies = false;
-          d.reason += "; node peers by messages: timed faster than the node's copies on the plan's second run";
+          d.reason += facts.run == 1 ? "; node peers by messages: timed faster than the node's copies on the plan's second run"
+                                     : "; node peers by messages: timed faster than the node's copies once they were settled, on "
+                                       "the plan's run " + std::to_string(facts.run + 1);
         }
       }
     }

@@ -7,9 +7,9 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <span>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -162,15 +162,6 @@ inline void keep_close_candidates(std::vector<std::size_t>& which, const std::ve
 }
 }  // namespace detail
 
-namespace detail {
-/// More of comm's ranks on this rank's machine (its MPI_COMM_TYPE_SHARED node, not an emulated
-/// one) than processors online there. Collective on comm the first time (node_of).
-inline bool cores_oversubscribed(MPI_Comm comm) {
-  const unsigned cores = std::thread::hardware_concurrency();
-  return cores > 0 && static_cast<unsigned>(node_of(comm, 0)->size) > cores;
-}
-}  // namespace detail
-
 /// Below this many bytes in any rank's messages, derived datatypes are not timed (the message
 /// wires are: they matter most for small messages).
 inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
@@ -195,25 +186,27 @@ inline constexpr std::uint64_t typed_min_bytes = std::uint64_t{1} << 16;
 ///    with `aggregation` always, it alone, whatever the messages' size, run once and not compared
 ///    (where it cannot run, the others as without). Where some rank's runs copy from node peers,
 ///    the candidates are marked so (TransportTiming::node), a node that holds every rank has one
-///    (its copies: no message), and below typed_min_bytes, where some machine runs more ranks
-///    than it has processors (detail::cores_oversubscribed), the messages alone (point to point,
+///    (its copies: no message), and below typed_min_bytes the messages alone (point to point,
 ///    persistent, the all-to-all, the neighbourhood collective, and the all-gather where every
 ///    rank's plan gathers; no node, so no node agreement) are timed against them; a node holding
-///    every rank times nothing otherwise.
+///    every rank times nothing otherwise. Those two are compared only with every node's copy
+///    settled: where some rank's `copies_unsettled` (its node still compares pulling with packing
+///    then pulling), nothing is timed and nullopt returned (the decision asks on a later run).
 /// Each run waits at once (runtime::run: the blocking collective, but for the nonblocking candidate).
 /// The collectives only when every rank's plan is direct, sends at most one message per peer, its
 /// messages fit an int of bytes and a round's messages, all packed, fit `budget` elements of
 /// scratch (0: no limit; collective_scratch); packed, one per round of the scratch budget's pieces, as many
 /// rounds on every rank (ws.exchange.collective_rounds, the most of any rank's, kept afterwards).
 /// Returns the candidates with their medians (empty when nothing was timed: reps <= 0, a plan that
-/// is not direct on some rank). ws's wire is point to point and untyped afterwards; dst holds the
+/// is not direct on some rank; nullopt when not yet, above). ws's wire is point to point and untyped afterwards; dst holds the
 /// redistributed values.
 template <class R, class T>
-std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
-                                             std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
-                                             std::size_t chunk_bytes = max_chunk_bytes, index_t budget = 0,
-                                             const SharedSegment* source = nullptr, const Node* node = nullptr,
-                                             NodeAggregation aggregation = NodeAggregation::timed) {
+std::optional<std::vector<TransportTiming>> time_transports(const BasicPlan<R>& plan, const boost::mpi::communicator& comm,
+                                                            std::span<const T> src, std::span<T> dst, Workspace& ws, int reps,
+                                                            std::size_t chunk_bytes = max_chunk_bytes, index_t budget = 0,
+                                                            const SharedSegment* source = nullptr, const Node* node = nullptr,
+                                                            NodeAggregation aggregation = NodeAggregation::timed,
+                                                            bool copies_unsettled = false) {
   ws.typed = false;
   ws.exchange.wire = Wire::point_to_point;
   ws.exchange.nonblocking = false;
@@ -253,33 +246,35 @@ std::vector<TransportTiming> time_transports(const BasicPlan<R>& plan, const boo
   // max: bytes, a message over chunk_bytes, a rank that cannot take a collective, a rank not
   // direct, the packed messages' rounds, a rank with two messages to or from one peer, a rank
   // without the room of an all-gather, a rank with an element list, a rank whose runs copy from
-  // node peers (a source in a node window, on a node of several ranks), a rank whose machine runs
-  // more of comm's ranks than it has processors.
+  // node peers (a source in a node window, on a node of several ranks), a rank whose node's copy is
+  // not settled yet.
   const bool copies = source != nullptr && node != nullptr && node->size > 1;
   std::uint64_t mine[10] = {bytes, longest > chunk_bytes ? 1u : 0u, collective_ok ? 0u : 1u, plan.direct() ? 0u : 1u,
                             static_cast<std::uint64_t>(rounds), one_per_peer ? 0u : 1u, gather_ok ? 0u : 1u,
-                            listed ? 1u : 0u, copies ? 1u : 0u, node != nullptr && detail::cores_oversubscribed(c) ? 1u : 0u};
+                            listed ? 1u : 0u, copies ? 1u : 0u, copies && copies_unsettled ? 1u : 0u};
   std::uint64_t all[10] = {};
   detail::check(MPI_Allreduce(mine, all, 10, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
-  if (all[3] != 0) return {};
+  if (all[3] != 0) return std::vector<TransportTiming>{};
   ws.exchange.collective_rounds = static_cast<index_t>(all[4]);
   // Node copies somewhere: the candidates run with them (TransportTiming::node). Below
-  // typed_min_bytes, where some machine runs more ranks than it has processors, the messages alone
-  // are timed against them too: a node's copies cost its ranks two synchronisations a call (the
-  // agreement, the closing barrier), and where ranks outnumber processors each wait for a peer is
-  // a task switch, which can cost more than a small array's messages. Elsewhere the copies win.
+  // typed_min_bytes the messages alone are timed against them too: a node's copies cost its ranks
+  // two synchronisations a call (the agreement, the closing barrier), which can cost more than a
+  // small array's messages (where ranks outnumber processors, each wait for a peer is a task
+  // switch). Compared only once the node's copy is settled (pulling, or packing then pulling: what
+  // the later runs do), not with its first tries.
   const bool on_node = all[8] != 0;
   const bool whole = node != nullptr && node->whole();  // the same on every rank
-  const bool offer_messages = on_node && all[9] != 0 && all[0] < typed_min_bytes && aggregation != NodeAggregation::always;
+  const bool offer_messages = on_node && all[0] < typed_min_bytes && aggregation != NodeAggregation::always;
+  if (offer_messages && all[9] != 0) return std::nullopt;
   // A node holding every rank sends no message: its copies are one candidate, or nothing to time.
-  if (on_node && whole && !offer_messages) return {};
+  if (on_node && whole && !offer_messages) return std::vector<TransportTiming>{};
 
   // Offered for small messages (latency is what it saves); forced (always) whatever their size.
   const bool aggregates = aggregation != NodeAggregation::never && node != nullptr && node->crowded && !node->whole() &&
                           (all[0] < typed_min_bytes || aggregation == NodeAggregation::always) && all[4] == 1 &&
                           all[5] == 0 && plan.stages.size() == 1;
   const bool forced = aggregation == NodeAggregation::always && aggregates;
-  if (reps <= 0 && !forced) return {};
+  if (reps <= 0 && !forced) return std::vector<TransportTiming>{};
   std::vector<TransportTiming> cands{{Wire::point_to_point, false, 0}};
   const bool collectives = all[2] == 0;
   // An all-gather within groups (into Replicated): one MPI_Allgatherv per group, when every rank's
