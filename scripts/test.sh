@@ -19,7 +19,7 @@ status=0
 if [ $full = 0 ]; then
   ninja -C build test/unit_tests test/mpi_tests || exit 1
   meson test -C build --no-rebuild --print-errorlogs --suite quick "$@" || exit 1
-  echo "== the quick suite passed; bash scripts/test.sh --full runs everything (about 50 minutes) =="
+  echo "== the quick suite passed; bash scripts/test.sh --full runs everything (about 55 minutes) =="
   exit 0
 fi
 ninja -C build || exit 1
