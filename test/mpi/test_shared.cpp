@@ -6,7 +6,6 @@
 #include <numeric>
 #include <random>
 #include <span>
-#include <thread>
 #include <utility>
 #include <vector>
 
