@@ -336,9 +336,9 @@ class Decider {
         const bool copies_timed = std::any_of(d.transports.begin(), d.transports.end(), [](const TransportTiming& t) { return t.node; });
         if (copies_timed && !best->node) {
           d.node_copies = false;
-          d.reason += facts.run == 1 ? "; node peers by messages: timed faster than the node's copies on the plan's second run"
-                                     : "; node peers by messages: timed faster than the node's copies once they were settled, on "
-                                       "the plan's run " + std::to_string(facts.run + 1);
+          d.reason += "; node peers by messages: timed faster than the node's copies " +
+                      (facts.run == 1 ? std::string("on the plan's second run")
+                                      : "once they were settled, on the plan's run " + std::to_string(facts.run + 1));
         }
       }
     }
