@@ -22,6 +22,10 @@ if [ $full = 0 ]; then
   echo "== the quick suite passed; bash scripts/test.sh --full runs everything (about 55 minutes) =="
   exit 0
 fi
+# The examples compile with the warnings of the warnings test as errors (it then checks only the two
+# libraries: example/meson.build). --reconfigure: a build directory made before the option existed
+# learns it.
+meson setup --reconfigure build -Dstrict_examples=true >/dev/null || exit 1
 ninja -C build || exit 1
 # The sanitized build compiles while the plain suite runs, at the lowest CPU priority (SCHED_IDLE,
 # nice 19): it takes the cores the suite leaves idle (a test of one process, the MPI programs'
