@@ -744,6 +744,10 @@ std::vector<Case> make_cases() {
           "mat_b32_b128", "matrix, 2x2 grid 32x32 blocks -> 2x2 grid 128x128 blocks", matrix,
           [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<32>, Cyclic<32>>{}, Grid{s[0], s[1]}}; },
           [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<128>, Cyclic<128>>{}, Grid{s[0], s[1]}}; }),
+      case_nd<Dist<Cyclic<8>, Cyclic<8>>, Dist<Cyclic<24>, Cyclic<24>>>(
+          "mat_b8_b24", "matrix, 2x2 grid 8x8 blocks -> 2x2 grid 24x24 blocks (small blocks: pieces of 8 and 16)", matrix,
+          [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<8>, Cyclic<8>>{}, Grid{s[0], s[1]}}; },
+          [](int p) { const Shape s = square(p); return std::tuple{Dist<Cyclic<24>, Cyclic<24>>{}, Grid{s[0], s[1]}}; }),
       case_nd<Dist<Block, Collapsed>, Dist<Collapsed, Block>>(
           "corner_turn", "matrix, row blocks on 4x1 -> column blocks on 1x4", matrix,
           [](int p) { return std::tuple{Dist<Block, Collapsed>{}, Grid{p, 1}}; },

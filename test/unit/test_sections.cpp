@@ -33,6 +33,8 @@
 #include <redist/plan/sectioned.hpp>
 #include <redist/plan/stepwise.hpp>
 #include <redist/plan/transfers.hpp>
+#include <redist/runtime/pack.hpp>
+#include <redist/runtime/store.hpp>
 
 #include "../support/oracle_nd.hpp"
 #include "../support/random_dists.hpp"
@@ -664,6 +666,60 @@ TEST_CASE("A section's plan costs O(period): Cyclic<4>, n = 10^9, stride 3", "[s
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(500));
   CHECK(big == runs_of(480 * 1000 + 1));
   CHECK(big < 1000);
+}
+
+TEST_CASE("A local copy of deep sections in lockstep stores what section by section stores", "[sections][copy]") {
+  // 2-D block-cyclic pairs whose local message holds several families of three loops or more
+  // (pieces, their cycles down a column, columns, their cycles): runtime::copy goes through them
+  // with their outermost loops in lockstep (detail::lockstep_depth). Each element is stored once,
+  // as the element-by-element walk of every section stores it, assigned and by a scaled update.
+  using D2 = Dist<Cyclic<>, Cyclic<>>;
+  struct Pair {
+    index_t m, b, c;
+    int rows;
+  };
+  for (const Pair& pr : {Pair{96, 2, 6, 2}, Pair{200, 8, 24, 2}, Pair{257, 4, 12, 2}, Pair{300, 16, 10, 4}}) {
+    const D2::mapping from(D2{Cyclic(pr.b), Cyclic(pr.b)}, {pr.m, pr.m}, Grid{2, 2}, {0, 0}, Storage{}, 4);
+    const D2::mapping to(D2{Cyclic(pr.c), Cyclic(pr.c)}, {pr.m, pr.m}, Grid{pr.rows, 4 / pr.rows}, {0, 0}, Storage{}, 4);
+    for (int r = 0; r < 4; ++r) {
+      INFO("m " << pr.m << ", blocks " << pr.b << " -> " << pr.c << ", rank " << r);
+      const auto plan = build_plan(from, to, r);
+      const auto& st = plan.only();
+      const auto local = st.runs_of(st.local);
+      std::size_t deep = 0;
+      for (const auto& sec : local)
+        deep += runtime::detail::nest_of(sec, runtime::detail::dense::none).depth >= runtime::detail::lockstep_depth;
+      if (r == 0) CHECK(deep >= 2);  // the case this test is for: the lockstep path runs
+      std::vector<double> src(static_cast<std::size_t>(from.local_size(r)));
+      for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<double>(i) + 0.5;
+      std::vector<double> want(static_cast<std::size_t>(to.local_size(r)), -1.0), writes(want.size(), 0.0);
+      for (const auto& sec : local) {
+        std::array<index_t, std::decay_t<decltype(sec)>::max_depth> i{};
+        const index_t n = sec.size();
+        for (index_t e = 0; e < n; ++e) {
+          index_t f = sec.src, t = sec.dst, rest = e;
+          for (std::size_t k = 0; k < sec.depth; ++k) {
+            i[k] = rest % sec.loops[k].count;
+            rest /= sec.loops[k].count;
+            f += i[k] * sec.loops[k].src_stride;
+            t += i[k] * sec.loops[k].dst_stride;
+          }
+          want[static_cast<std::size_t>(t)] = src[static_cast<std::size_t>(f)];
+          writes[static_cast<std::size_t>(t)] += 1.0;
+        }
+      }
+      CHECK(std::all_of(writes.begin(), writes.end(), [](double w) { return w <= 1.0; }));
+      std::vector<double> got(want.size(), -1.0);
+      runtime::copy(local, src.data(), got.data());
+      CHECK(got == want);
+      // A scaled update, b = 2 a + 3 b: every element read and written once.
+      std::vector<double> upd(want.size(), 1.0), upd_want(want.size(), 1.0);
+      for (std::size_t k = 0; k < want.size(); ++k)
+        if (writes[k] > 0) upd_want[k] = 2.0 * want[k] + 3.0;
+      runtime::copy(local, src.data(), upd.data(), runtime::axpby_op<double>{2.0, 3.0});
+      CHECK(upd == upd_want);
+    }
+  }
 }
 
 }  // namespace unit_test_sections

@@ -285,14 +285,6 @@ inline void unpack(std::span<const BasicSection<D>> sections, const T* in, T* ds
   }
 }
 
-/// Local copy: source elements straight to destination elements, no buffer.
-template <class T, std::size_t D, class Op = assign_op>
-inline void copy(std::span<const BasicSection<D>> sections, const T* src, T* dst, const Op& op = {}) {
-  for (const BasicSection<D>& s : sections) {
-    const detail::Nest n = detail::nest_of(s, detail::dense::none);
-    detail::copy_nest(src + s.src, dst + s.dst, n, n.depth, op);
-  }
-}
 
 /// One run or section of a gathered copy (copy_gathered): where it starts in its source array
 /// and in the destination, its outermost loop (count and strides, by which items are
@@ -303,10 +295,21 @@ struct CopyItem {
   index_t dst = 0;             ///< first destination offset
   index_t count = 1;           ///< iterations of the outermost loop
   index_t fs = 0, ts = 0;      ///< its strides in the source and the destination
-  index_t len = -1;            ///< one iteration: len contiguous elements on both sides; -1: the whole nest, once
+  /// One iteration: len contiguous elements on both sides; -1: the whole nest, once; -2 (a section
+  /// of three loops or more): the nest's inner loops, a block of pieces (lockstep_depth).
+  index_t len = -1;
 };
 
 namespace detail {
+/// Sections whose nests have this many loops or more, after merging (a 2-D block-cyclic family: its
+/// pieces, their cycles down a column, its columns, their cycles), are copied together with their
+/// outermost loops in lockstep (copy_gathered): in iteration c every such section copies its block
+/// of iteration c, in order of destination, so that the families of a pair, which share their
+/// outer period, go through the arrays in one pass instead of one pass per family (walk-bench's
+/// local copies of 2-D CYCLIC(b) -> CYCLIC(3b), b = 2 ... 16: 1.2-1.9x faster; doc/plans.md).
+/// Shallower nests (a row's pieces, whose outermost loop is one piece) keep their kernels.
+inline constexpr std::size_t lockstep_depth = 3;
+
 /// The item of run r (1-D: pieces of len elements) or section s (its nest's outermost loop),
 /// read from the source array `from`.
 template <class T>
@@ -320,7 +323,11 @@ inline CopyItem copy_item(const BasicSection<D>& s, std::size_t run, const T* fr
   if (n.depth == 1) return {from + s.src, run, s.dst, n.count[0], n.fs[0], n.ts[0], 1};
   if (n.depth == 2 && n.fs[0] == 1 && n.ts[0] == 1)
     return {from + s.src, run, s.dst, n.count[1], n.fs[1], n.ts[1], n.count[0]};
-  return {from + s.src, run, s.dst, 1, 0, 0, -1};  // a deeper or transposed nest: copied whole (copy_nest)
+  if (n.depth >= lockstep_depth) {
+    const std::size_t k = n.depth - 1;
+    return {from + s.src, run, s.dst, n.count[k], n.fs[k], n.ts[k], -2};
+  }
+  return {from + s.src, run, s.dst, 1, 0, 0, -1};  // a transposed nest: copied whole (copy_nest)
 }
 }  // namespace detail
 
@@ -335,6 +342,7 @@ inline CopyItem copy_item(const BasicSection<D>& s, std::size_t run, const T* fr
 /// Block) of 8192^2 on 4 ranks 1.4-1.5x slower in runs of the two builds one after the other).
 inline std::size_t order_gathered(std::span<CopyItem> items, index_t interleave = 64) {
   const auto periodic = std::partition(items.begin(), items.end(), [&](const CopyItem& it) {
+    if (it.len == -2) return it.count < 2;  // a block per iteration: in lockstep with any other
     return it.count < interleave || it.ts == it.len;
   });
   std::sort(periodic, items.end(), [](const CopyItem& a, const CopyItem& b) { return a.dst < b.dst; });
@@ -366,8 +374,41 @@ void copy_gathered(std::span<const R> runs, std::span<const CopyItem> items, std
   index_t most = 0;
   for (const CopyItem& it : periodic) most = std::max(most, it.count);
   for (index_t c = 0; c < most; ++c)
-    for (const CopyItem& it : periodic)
-      if (c < it.count) detail::copy_section(dst + it.dst + c * it.ts, static_cast<const T*>(it.from) + c * it.fs, it.len, op);
+    for (const CopyItem& it : periodic) {
+      if (c >= it.count) continue;
+      const T* from = static_cast<const T*>(it.from) + c * it.fs;
+      if (it.len >= 0) {
+        detail::copy_section(dst + it.dst + c * it.ts, from, it.len, op);
+      } else if constexpr (!std::is_same_v<R, Run>) {
+        // A block of a deep section (len -2): its nest's inner loops.
+        const auto n = detail::nest_of(runs[it.run], detail::dense::none);
+        detail::copy_nest(from, dst + it.dst + c * it.ts, n, n.depth - 1, op);
+      }
+    }
+}
+
+/// Local copy: source elements straight to destination elements, no buffer. Sections of deep nests
+/// (two or more of them, up to 64) are copied together, their outermost loops in lockstep
+/// (detail::lockstep_depth); the others one after the other.
+template <class T, std::size_t D, class Op = assign_op>
+inline void copy(std::span<const BasicSection<D>> sections, const T* src, T* dst, const Op& op = {}) {
+  constexpr std::size_t most = 64;
+  if (sections.size() >= 2 && sections.size() <= most) {
+    std::size_t deep = 0;
+    for (const BasicSection<D>& s : sections) deep += detail::nest_of(s, detail::dense::none).depth >= detail::lockstep_depth;
+    if (deep >= 2) {
+      std::array<CopyItem, most> items;
+      for (std::size_t k = 0; k < sections.size(); ++k) items[k] = detail::copy_item(sections[k], k, src);
+      const std::span<CopyItem> some(items.data(), sections.size());
+      const std::size_t alone = order_gathered(some);
+      copy_gathered<T>(sections, std::span<const CopyItem>(some), alone, dst, op);
+      return;
+    }
+  }
+  for (const BasicSection<D>& s : sections) {
+    const detail::Nest n = detail::nest_of(s, detail::dense::none);
+    detail::copy_nest(src + s.src, dst + s.dst, n, n.depth, op);
+  }
 }
 
 /// Pack the elements [begin, end) of the message's packed order into out (a piece of a message).
