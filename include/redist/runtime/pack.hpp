@@ -285,7 +285,6 @@ inline void unpack(std::span<const BasicSection<D>> sections, const T* in, T* ds
   }
 }
 
-
 /// One run or section of a gathered copy (copy_gathered): where it starts in its source array
 /// and in the destination, its outermost loop (count and strides, by which items are
 /// interleaved), and what one iteration of that loop copies.
@@ -334,12 +333,14 @@ inline CopyItem copy_item(const BasicSection<D>& s, std::size_t run, const T* fr
 /// Orders the items of a gathered copy (made by detail::copy_item) for copy_gathered: first those
 /// copied one after the other — fewer than `interleave` iterations, or a contiguous destination
 /// (ts == len: no other item writes between its pieces, so interleaving gains nothing, and
-/// copy_pieces then copies all its pieces with one kernel of their length); then the others in
-/// order of destination, to be interleaved. Returns how many come first. Done once per plan and
+/// copy_pieces then copies all its pieces with one kernel of their length), or a deep section
+/// (len -2) of one iteration; then the others in order of destination, to be interleaved (a deep
+/// section's blocks with any count: lockstep_depth). Returns how many come first. Done once per plan and
 /// sources (runtime::execute keeps the ordered items in its workspace). Several holders' items
-/// of partial values write the same elements: copied one after the other too (interleaving
-/// them column by column, to fold each while it is in cache, made (Block, Partial<>) -> (Block,
-/// Block) of 8192^2 on 4 ranks 1.4-1.5x slower in runs of the two builds one after the other).
+/// of partial values that write the same contiguous columns are copied one after the other too
+/// (interleaving them column by column, to fold each while it is in cache, made (Block, Partial<>)
+/// -> (Block, Block) of 8192^2 on 4 ranks 1.4-1.5x slower in runs of the two builds one after the
+/// other); deep sections' blocks go in lockstep whoever holds them (not measured with partial values).
 inline std::size_t order_gathered(std::span<CopyItem> items, index_t interleave = 64) {
   const auto periodic = std::partition(items.begin(), items.end(), [&](const CopyItem& it) {
     if (it.len == -2) return it.count < 2;  // a block per iteration: in lockstep with any other
