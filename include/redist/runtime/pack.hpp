@@ -335,8 +335,8 @@ inline CopyItem copy_item(const BasicSection<D>& s, std::size_t run, const T* fr
 /// (ts == len: no other item writes between its pieces, so interleaving gains nothing, and
 /// copy_pieces then copies all its pieces with one kernel of their length), or a deep section
 /// (len -2) of one iteration; then the others in order of destination, to be interleaved (a deep
-/// section's blocks with any count: lockstep_depth). Returns how many come first. Done once per plan and
-/// sources (runtime::execute keeps the ordered items in its workspace). Several holders' items
+/// section's blocks with any count: lockstep_depth). Returns how many come first. Done once per
+/// plan and sources (runtime::execute keeps the ordered items in its workspace). Several holders' items
 /// of partial values that write the same contiguous columns are copied one after the other too
 /// (interleaving them column by column, to fold each while it is in cache, made (Block, Partial<>)
 /// -> (Block, Block) of 8192^2 on 4 ranks 1.4-1.5x slower in runs of the two builds one after the
