@@ -363,6 +363,60 @@ TEST_CASE("Indirect: make_plan takes the plan b = a made", "[mpi][indirect]") {
   CHECK(all_ok(world, test::holds(u, value_of)));
 }
 
+TEST_CASE("Indirect: b = a takes the plan make_plan made, sharing its element lists", "[mpi][indirect]") {
+  mpi::communicator world;
+  const int p = world.size(), r = world.rank();
+  const index_t n = 300;
+  DistArray<double, Cyclic<4>> a(world, n);
+  test::fill(a, value_of);
+  DistArray<double, Block> c(world, n);
+  test::fill(c, [](index_t g) { return 2.0 * value_of(g); });
+  DistArray<double, Indirect<>> u(world, n, Indirect<>{random_list(n, p, r, 3, 37)});
+  auto clear = [&] { test::fill(u, [](index_t) { return -1.0; }); };
+  const std::size_t before = redist::plans_built();
+  // u's cache is empty: make_plan asks the directory once and leaves the plan there too.
+  auto plan = make_plan(a, u);
+  CHECK(all_ok(world, redist::plans_built() == before + 1));
+  const auto* kept = redist::detail::array_access::cache(u).cached(plan.from(), plan.to(), redist::schedule::automatic,
+                                                                   redist::default_options(), world);
+  REQUIRE(all_ok(world, kept != nullptr));
+  // One set of element lists between them (a shuffled list's messages and local copy are listed).
+  bool shared = plan.plan().stages.size() == kept->plan().stages.size();
+  for (std::size_t s = 0; shared && s < plan.plan().stages.size(); ++s) {
+    const auto& mine = plan.plan().stages[s].list;
+    const auto& theirs = kept->plan().stages[s].list;
+    shared = !mine.empty() && mine.data() == theirs.data() && mine.holders() == 2;
+  }
+  CHECK(all_ok(world, shared));
+  // u = a runs the plan left in u's cache (nothing asked), the copy runs apart; in turn.
+  for (int k = 0; k < 3; ++k) {
+    clear();
+    u = a;
+    CHECK(all_ok(world, test::holds(u, value_of)));
+    clear();
+    plan.execute(a, u);
+    CHECK(all_ok(world, test::holds(u, value_of)));
+  }
+  CHECK(all_ok(world, redist::plans_built() == before + 1));
+  // u = c drops the cached plan (a new pair, asked); the copy keeps the lists and runs on.
+  u = c;
+  CHECK(all_ok(world, test::holds(u, [](index_t g) { return 2.0 * value_of(g); })));
+  CHECK(all_ok(world, redist::plans_built() == before + 2));
+  CHECK(all_ok(world, plan.plan().stages[0].list.holders() == 1));
+  clear();
+  plan.execute(a, u);
+  CHECK(all_ok(world, test::holds(u, value_of)));
+  // A cache holding another pair's plan keeps it: make_plan's plan is made apart (asked), and
+  // u = c then asks nothing.
+  auto apart = make_plan(a, u, redist::schedule::automatic, redist::options{.max_scratch_bytes = 4096});
+  CHECK(all_ok(world, redist::plans_built() == before + 3));
+  CHECK(all_ok(world, apart.plan().stages[0].list.holders() == 1));
+  clear();
+  u = c;
+  CHECK(all_ok(world, test::holds(u, [](index_t g) { return 2.0 * value_of(g); })));
+  CHECK(all_ok(world, redist::plans_built() == before + 3));
+}
+
 TEST_CASE("Indirect: expressions, fused lists and started exchanges", "[mpi][indirect]") {
   mpi::communicator world;
   const int p = world.size(), r = world.rank();

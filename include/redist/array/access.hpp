@@ -11,7 +11,8 @@ namespace detail {
 class PlanCache;
 
 /// The plan cache of a destination array, for redistribute (a friend of every DistArray); of a
-/// const array, to look in (make_plan).
+/// const array too (a mutable member: plans are not the array's value), where make_plan looks and
+/// may leave its plan.
 struct array_access {
   template <class A>
   static auto& cache(A& a) noexcept {

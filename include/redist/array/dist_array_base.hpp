@@ -325,7 +325,8 @@ class DistArrayBase {
   mapping_type mapping_;
   index_t local_size_;
   D dist_;
-  PlanCache cache_;
+  // Plans are not the array's value: make_plan leaves one in a const destination's cache.
+  mutable PlanCache cache_;
 
  private:
   static D as_declared(const dist_type& d) {

@@ -166,7 +166,8 @@ class Redistribution {
   /// o's runs: its first run agrees, decides and times afresh, in a workspace of its own. Requires
   /// a plan that its runs do not change (not `adaptive`), or o before its first run. What
   /// make_plan(a, b) returns of the plan cached in b for a pair with an Indirect layout, whose
-  /// making is collective (its directory): b = a and make_plan then ask it once.
+  /// making is collective (its directory): b = a and make_plan then ask it once. The copy shares
+  /// o's element lists (Stage::list), which neither changes.
   Redistribution(detail::fresh_plan_t, const Redistribution& o)
       : from_{o.from_}, to_{o.to_}, policy_{o.policy_}, options_{o.options_}, sums_from_{o.sums_from_},
         sums_to_{o.sums_to_}, local_covers_{o.local_covers_}, node_keep_{o.node_keep_}, nodes_hash_{o.nodes_hash_},
@@ -703,6 +704,8 @@ class PlanCache {
   }
   void clear() noexcept { entries_.clear(); }
   std::size_t size() const noexcept { return entries_.size(); }
+  /// Whether a new entry would evict none.
+  bool has_room() const noexcept { return entries_.size() < capacity_; }
 
   /// The cached Redistribution of (from, to, policy, opts) on comm, or nullptr. Does not reorder.
   template <class From, class To, class Policy>

@@ -215,8 +215,9 @@ void redistribute(const Src& src, Dst& dst, const options& opts) {
 /// plan.execute(src, dst) as often as needed. A source held in copies is read from a copy on the
 /// reader's node where there is one, by the nodes its array learnt when it was made (see
 /// doc/placements.md). For a pair with an Indirect layout whose plan `dst = src` made (cached in dst),
-/// a copy of that plan: its directory is not asked again (make_plan leaves dst's cache alone, so
-/// `dst = src` after make_plan asks it).
+/// a copy of that plan: its directory is not asked again. Otherwise, when dst's cache holds no
+/// plan, the plan made is left there as well (the two share its element lists), so that `dst = src`
+/// after make_plan asks nothing either; a plan of another pair cached in dst is left alone.
 template <DistributedArray Src, DistributedArray Dst, class S = schedule::automatic_t>
 Redistribution<typename detail::plan_layouts<Src, Dst>::from_type, typename detail::plan_layouts<Src, Dst>::to_type, S>
 make_plan(const Src& src, const Dst& dst, S policy = {}, const options& opts = default_options()) {
@@ -231,9 +232,13 @@ make_plan(const Src& src, const Dst& dst, S policy = {}, const options& opts = d
   using R = Redistribution<typename L::from_type, typename L::to_type, S>;
   // The plan dst = src made (every rank alike: a cache's entries are made and dropped by collective
   // calls), copied: a pair with an Indirect layout asks its directory once.
-  if constexpr (detail::indirect_layout<typename L::from_type> || detail::indirect_layout<typename L::to_type>)
-    if (const R* r = detail::array_access::cache(dst).cached(from, L::of(dst), policy, opts, c))
-      return R{detail::fresh_plan, *r};
+  if constexpr (detail::indirect_layout<typename L::from_type> || detail::indirect_layout<typename L::to_type>) {
+    detail::PlanCache& plans = detail::array_access::cache(dst);
+    if (const R* r = plans.cached(from, L::of(dst), policy, opts, c)) return R{detail::fresh_plan, *r};
+    // A cache with room keeps the plan made here (collective), shared with the copy returned: the
+    // two hold one set of element lists, and `dst = src` after make_plan asks nothing.
+    if (plans.has_room()) return R{detail::fresh_plan, plans.get(from, L::of(dst), policy, opts, c)};
+  }
   // A pair with an Indirect layout is planned of the moves its directory gives (collective).
   return detail::with_directory_moves(from, L::of(dst), c, [&] {
     return R{from, L::of(dst), c.rank(), policy, opts,

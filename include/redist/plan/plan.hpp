@@ -151,19 +151,20 @@ struct Stage {
   Cycles cycles;
   /// The element lists of listed messages (Message::list_at): per message, its source places,
   /// then its destination places, both in packed order. Empty when no message is listed. Records
-  /// (detail::records): an Indirect plan's are the buffer its element lists came in.
-  detail::records<index_t> list;
+  /// (detail::records): an Indirect plan's are the buffer its element lists came in; written
+  /// whole while the plan is built, then shared by the plan's copies (detail::shared_records).
+  detail::shared_records<index_t> list;
 
   std::span<const R> runs_of(const Message& m) const noexcept {
     return std::span<const R>(runs).subspan(m.first, m.nruns);
   }
   /// A listed message's source places, in packed order.
   std::span<const index_t> src_list(const Message& m) const noexcept {
-    return std::span<const index_t>(list).subspan(static_cast<std::size_t>(m.list_at), static_cast<std::size_t>(m.size));
+    return std::span<const index_t>(list.data(), list.size()).subspan(static_cast<std::size_t>(m.list_at), static_cast<std::size_t>(m.size));
   }
   /// A listed message's destination places, in packed order.
   std::span<const index_t> dst_list(const Message& m) const noexcept {
-    return std::span<const index_t>(list).subspan(static_cast<std::size_t>(m.list_at + m.size), static_cast<std::size_t>(m.size));
+    return std::span<const index_t>(list.data(), list.size()).subspan(static_cast<std::size_t>(m.list_at + m.size), static_cast<std::size_t>(m.size));
   }
   /// What identifies the stage's pieces while the plan lives (its runs' storage, else its lists'):
   /// the key under which the runtime keeps what it made for them (types, windows, graphs).
@@ -448,6 +449,7 @@ inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, inde
   // moves is listed where its block lies (in_place), any other after the buffer.
   std::vector<index_t> blocks_of(slots, 0);
   std::vector<std::size_t> block_at(moves.blocks.size(), 0);  // each block's offset in the buffer
+  records<index_t> list;  // the stage's, written here and shared once written
   std::size_t listed_elems = 0;
   if (!moves.blocks.empty()) {
     REDIST_EXPECTS(moves.lists != nullptr && !moves.lists->empty(),
@@ -463,8 +465,8 @@ inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, inde
       elems[k] += b.size();
       ++blocks_of[k];
     }
-    st.list = std::move(*moves.lists);
-    listed_elems = st.list.size();
+    list = std::move(*moves.lists);
+    listed_elems = list.size();
   }
   std::vector<std::ptrdiff_t> in_place(slots, -1);
   for (std::size_t i = 0; i < moves.blocks.size(); ++i) {
@@ -490,7 +492,7 @@ inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, inde
     }
   }
   st.runs.resize(runs);
-  st.list.resize(listed_elems);
+  list.resize(listed_elems);
   std::vector<std::size_t> next(at);
   // Pass 2: each move into its slot's runs (joined to the slot's last run where it continues it)
   // or its list (sources, then destinations).
@@ -500,7 +502,7 @@ inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, inde
     const std::size_t k = slot(m);
     if (m.len <= 0 || k == slots - 1) return;
     if (listed[k] != 0) {
-      index_t* s = st.list.data() + next[k];
+      index_t* s = list.data() + next[k];
       index_t* d = s + elems[k];
       for (index_t j = 0; j < m.len; ++j) {
         s[j] = m.src + j;
@@ -522,13 +524,14 @@ inline Plan plan_of_moves(const IndirectMoves& moves, int rank, int nprocs, inde
     const std::size_t k = slot(IndirectMove{b.from, b.to, 0, 0, b.size()});
     if (b.size() <= 0 || k == slots - 1 || in_place[k] >= 0) continue;
     // Copied from where the block lies in the list (the buffer, taken: `places` may have moved).
-    const index_t* from = st.list.data() + block_at[i];
-    index_t* s = st.list.data() + next[k];
+    const index_t* from = list.data() + block_at[i];
+    index_t* s = list.data() + next[k];
     const auto half = static_cast<std::size_t>(b.size());
     std::copy_n(from, half, s);
     std::copy_n(from + half, half, s + elems[k]);
     next[k] += half;
   }
+  st.list = shared_records<index_t>(std::move(list));
   auto message = [&](std::size_t k, int peer, side where) {
     Message msg;
     msg.peer = peer;
