@@ -225,7 +225,8 @@ double seconds_since(double t0) { return MPI_Wtime() - t0; }
 // --- redist ---------------------------------------------------------------------------------
 
 /// redist: the Indirect array (its directory) made and make_plan (both timed: the plan), then
-/// `b = a` (the warm-up plans again into b's cache: its time is first_ms).
+/// `b = a`, which runs the plan make_plan left in b's cache (b's cache was empty): the warm-up's
+/// time, first_ms, is the plan's first run and its decision, not a second plan.
 class RedistMethod final : public Method {
  public:
   using ListDst = redist::DistArray<double, redist::Indirect<>>;
@@ -261,7 +262,8 @@ class RedistMethod final : public Method {
     }
     parts.emplace_back("make_plan", seconds_since(t0));
   }
-  /// The warm-up's `b = a` makes its own plan: make_plan's is dropped first (its memory was counted).
+  /// make_plan's copy is dropped (its memory was counted); `b = a` runs the plan cached in b, which
+  /// shares the copy's element lists.
   void fill() override {
     import_plan_.reset();
     export_plan_.reset();
