@@ -23,6 +23,7 @@
 #include <redist/dist/replicated.hpp>
 #include <redist/plan/indirect.hpp>
 #include <redist/plan/plan.hpp>
+#include <redist/runtime/pack.hpp>
 
 #include "../support/indirect_sim.hpp"
 
@@ -496,6 +497,42 @@ TEST_CASE("indirect: at 4096 virtual ranks a rank's share of the directory follo
   }
   check_against_oracle(sums, block, n);
   check_against_oracle(block, copies, n);
+}
+
+TEST_CASE("indirect: element lists gather, scatter and copy each place, at lengths around the prefetch distance",
+          "[indirect]") {
+  // The lists' loops prefetch runtime::detail::list_prefetch places ahead, then finish without:
+  // every length on either side of that distance, distinct places at random.
+  constexpr std::size_t d = runtime::detail::list_prefetch;
+  std::mt19937 rng(20261207);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, d - 1, d, d + 1, 2 * d, 2 * d + 1, std::size_t{1000}}) {
+    INFO("a list of " << n << " places");
+    const std::size_t size = 2 * n + 3;
+    auto places = [&] {
+      std::vector<index_t> v(size);
+      std::iota(v.begin(), v.end(), index_t{0});
+      std::shuffle(v.begin(), v.end(), rng);
+      v.resize(n);
+      return v;
+    };
+    const std::vector<index_t> from = places(), to = places();
+    std::vector<double> src(size);
+    std::iota(src.begin(), src.end(), 1.0);
+    std::vector<double> packed(n, -1.0);
+    runtime::detail::gather<double>(from, src.data(), packed.data());
+    bool gathered = true;
+    for (std::size_t k = 0; k < n; ++k) gathered = gathered && packed[k] == src[static_cast<std::size_t>(from[k])];
+    CHECK(gathered);
+    // Unpacked by a fold (+): each place of `to` once, the others untouched.
+    std::vector<double> dst(size, 0.5), want(size, 0.5);
+    runtime::detail::scatter<double>(to, packed.data(), dst.data(), runtime::fold_op<std::plus<>>{});
+    for (std::size_t k = 0; k < n; ++k) want[static_cast<std::size_t>(to[k])] += packed[k];
+    CHECK(dst == want);
+    std::vector<double> copied(size, -2.0), copy_want(size, -2.0);
+    runtime::detail::copy_listed<double>(from, to, src.data(), copied.data(), runtime::assign_op{});
+    for (std::size_t k = 0; k < n; ++k) copy_want[static_cast<std::size_t>(to[k])] = src[static_cast<std::size_t>(from[k])];
+    CHECK(copied == copy_want);
+  }
 }
 
 }  // namespace unit_test_indirect
