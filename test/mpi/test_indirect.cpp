@@ -8,6 +8,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <boost/mpi/collectives/all_gather.hpp>
@@ -311,16 +312,26 @@ TEST_CASE("Indirect: views over the caller's memory, make_plan and explain", "[m
   CHECK(e.steps <= 1);
 }
 
-TEST_CASE("Indirect: make_plan takes the plan b = a made", "[mpi][indirect]") {
+/// The arrays of the make_plan tests: a (Cyclic(4), value_of) and c (Block, twice value_of), each
+/// into u, a random list with ghosts (seed); clear() fills u with -1.
+struct PlanPair {
+  static constexpr index_t n = 300;
   mpi::communicator world;
-  const int p = world.size(), r = world.rank();
-  const index_t n = 300;
-  DistArray<double, Cyclic<4>> a(world, n);
-  test::fill(a, value_of);
-  DistArray<double, Block> c(world, n);
-  test::fill(c, [](index_t g) { return 2.0 * value_of(g); });
-  DistArray<double, Indirect<>> u(world, n, Indirect<>{random_list(n, p, r, 3, 31)});
-  auto clear = [&] { test::fill(u, [](index_t) { return -1.0; }); };
+  DistArray<double, Cyclic<4>> a{world, n};
+  DistArray<double, Block> c{world, n};
+  DistArray<double, Indirect<>> u;
+  explicit PlanPair(unsigned seed) : u{world, n, Indirect<>{random_list(n, world.size(), world.rank(), 3, seed)}} {
+    test::fill(a, value_of);
+    test::fill(c, [](index_t g) { return 2.0 * value_of(g); });
+  }
+  void clear() { test::fill(u, [](index_t) { return -1.0; }); }
+  auto parts() { return std::tie(world, a, c, u); }
+};
+
+TEST_CASE("Indirect: make_plan takes the plan b = a made", "[mpi][indirect]") {
+  PlanPair pp(31);
+  auto [world, a, c, u] = pp.parts();
+  auto clear = [&] { pp.clear(); };
   // Plans built: a pair with an Indirect layout asks its directory for each (collective).
   auto asked = [] { return redist::plans_built(); };
   const std::size_t before = asked();
@@ -364,15 +375,9 @@ TEST_CASE("Indirect: make_plan takes the plan b = a made", "[mpi][indirect]") {
 }
 
 TEST_CASE("Indirect: b = a takes the plan make_plan made, sharing its element lists", "[mpi][indirect]") {
-  mpi::communicator world;
-  const int p = world.size(), r = world.rank();
-  const index_t n = 300;
-  DistArray<double, Cyclic<4>> a(world, n);
-  test::fill(a, value_of);
-  DistArray<double, Block> c(world, n);
-  test::fill(c, [](index_t g) { return 2.0 * value_of(g); });
-  DistArray<double, Indirect<>> u(world, n, Indirect<>{random_list(n, p, r, 3, 37)});
-  auto clear = [&] { test::fill(u, [](index_t) { return -1.0; }); };
+  PlanPair pp(37);
+  auto [world, a, c, u] = pp.parts();
+  auto clear = [&] { pp.clear(); };
   const std::size_t before = redist::plans_built();
   // u's cache is empty: make_plan asks the directory once and leaves the plan there too.
   auto plan = make_plan(a, u);

@@ -160,11 +160,13 @@ struct Stage {
   }
   /// A listed message's source places, in packed order.
   std::span<const index_t> src_list(const Message& m) const noexcept {
-    return std::span<const index_t>(list.data(), list.size()).subspan(static_cast<std::size_t>(m.list_at), static_cast<std::size_t>(m.size));
+    return std::span<const index_t>(list.data(), list.size())
+        .subspan(static_cast<std::size_t>(m.list_at), static_cast<std::size_t>(m.size));
   }
   /// A listed message's destination places, in packed order.
   std::span<const index_t> dst_list(const Message& m) const noexcept {
-    return std::span<const index_t>(list.data(), list.size()).subspan(static_cast<std::size_t>(m.list_at + m.size), static_cast<std::size_t>(m.size));
+    return std::span<const index_t>(list.data(), list.size())
+        .subspan(static_cast<std::size_t>(m.list_at + m.size), static_cast<std::size_t>(m.size));
   }
   /// What identifies the stage's pieces while the plan lives (its runs' storage, else its lists'):
   /// the key under which the runtime keeps what it made for them (types, windows, graphs).

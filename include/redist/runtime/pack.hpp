@@ -616,13 +616,15 @@ inline void for_listed(std::size_t n, T* base, Place&& place, F&& f) {
 template <class T>
 inline void gather(std::span<const index_t> places, const T* src, T* out) {
   const index_t* p = places.data();
-  for_listed<false>(places.size(), src, [p](std::size_t k) { return p[k]; }, [&](std::size_t k) { out[k] = src[p[k]]; });
+  for_listed<false>(places.size(), src, [p](std::size_t k) { return p[k]; },
+                    [&](std::size_t k) { out[k] = src[p[k]]; });
 }
 /// dst[places[k]] stored by op from in[k]: an element list's unpack.
 template <class T, class Op>
 inline void scatter(std::span<const index_t> places, const T* in, T* dst, const Op& op) {
   const index_t* p = places.data();
-  for_listed<true>(places.size(), dst, [p](std::size_t k) { return p[k]; }, [&](std::size_t k) { op(dst[p[k]], in[k]); });
+  for_listed<true>(places.size(), dst, [p](std::size_t k) { return p[k]; },
+                   [&](std::size_t k) { op(dst[p[k]], in[k]); });
 }
 /// dst[to[k]] stored by op from src[from[k]]: an element list's copy (its reads prefetched; its
 /// writes follow the destination's order where the list was made in it).
@@ -630,7 +632,8 @@ template <class T, class Op>
 inline void copy_listed(std::span<const index_t> from, std::span<const index_t> to, const T* src, T* dst, const Op& op) {
   const index_t* f = from.data();
   const index_t* t = to.data();
-  for_listed<false>(from.size(), src, [f](std::size_t k) { return f[k]; }, [&](std::size_t k) { op(dst[t[k]], src[f[k]]); });
+  for_listed<false>(from.size(), src, [f](std::size_t k) { return f[k]; },
+                    [&](std::size_t k) { op(dst[t[k]], src[f[k]]); });
 }
 }  // namespace detail
 
