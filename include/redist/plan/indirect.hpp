@@ -218,10 +218,15 @@ inline IndirectDirectory directory_of_requests(int d, index_t n, int nprocs, rec
   // so a rank that finds its own mark lists the index twice; the first such (index, rank) is the
   // least index, then the least rank.
   records<int> mark(span, 0);  // (a large one on huge pages: acquire_buffer)
+  // The requests' indices are anywhere in the part (a permutation's): the mark of the request
+  // mark_prefetch ahead is fetched while this one is marked.
+  constexpr std::size_t mark_prefetch = 32;
   std::size_t k = 0;
   for (std::size_t q = 0; q < counts.size(); ++q) {
     const int me = static_cast<int>(q) + 1;
     for (index_t c = 0; c < counts[q]; ++c, ++k) {
+      if (k + mark_prefetch < data.size())
+        __builtin_prefetch(mark.data() + (data[k + mark_prefetch].index - dir.lo), 1, 0);
       const auto at = static_cast<std::size_t>(data[k].index - dir.lo);
       for (std::size_t i = at; i < at + static_cast<std::size_t>(data[k].len); ++i) {
         const int was = mark[i];
