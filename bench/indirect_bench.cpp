@@ -5,6 +5,10 @@
 //   permutation      Block -> Indirect<>   (lists: a random permutation of [0, n) in P equal parts)
 //   halo_import      Block -> Indirect<>   (lists: the block and 3 ghosts each side; Tpetra's Import)
 //   halo_export_add  Indirect<std::plus<>> -> Block   (the halo lists' partial values summed; Export ADD)
+//   halo_update      Block -> Indirect<> in place: the halo list's array's owned part (its first
+//                    elements) is the source, only the ghosts move (redist: `u = owned`, owned a
+//                    DistView over u's storage; Tpetra: the source an offset view of the target
+//                    Vector; hand-written: the ghosts alone; PETSc's VecGhostUpdate)
 // Plan time (index work, collective) and execution time (median of --reps interleaved rounds, the
 // slowest rank's) per method, every result checked element by element on every rank after the
 // warm-up and after the timed rounds; the peak RSS after each method's plan and after its first
@@ -57,13 +61,14 @@ constexpr double cleared_value = -1.0;
 /// The width of the halo: ghosts on each side of a rank's block.
 constexpr index_t ghost_width = 3;
 
-enum class CaseKind { permutation, halo_import, halo_export_add };
+enum class CaseKind { permutation, halo_import, halo_export_add, halo_update };
 
 const char* case_name(CaseKind k) {
   switch (k) {
     case CaseKind::permutation: return "permutation";
     case CaseKind::halo_import: return "halo_import";
     case CaseKind::halo_export_add: return "halo_export_add";
+    case CaseKind::halo_update: return "halo_update";
   }
   return "?";
 }
@@ -130,6 +135,10 @@ struct Case {
   std::vector<index_t> list;
   /// True when the list is the destination (an import), false when it is the source (the export).
   bool list_is_destination() const { return kind != CaseKind::halo_export_add; }
+  /// True when the source is the destination's owned part, in its storage (halo_update).
+  bool in_place() const { return kind == CaseKind::halo_update; }
+  /// This rank's block: its own elements, the first of its halo list.
+  index_t block() const { return cut.hi(rank) - cut.lo(rank); }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -238,12 +247,13 @@ class RedistMethod final : public Method {
   RedistMethod(const mpi::communicator& world, const Case& c)
       : world_{world}, c_{c}, dst_dist_{c.list_is_destination() ? redist::Indirect<>{c.list} : redist::Indirect<>{}},
         src_dist_{c.list_is_destination() ? redist::Indirect<std::plus<>>{} : redist::Indirect<std::plus<>>{c.list}} {
-    block_ = std::make_unique<BlockArray>(world_, c_.n);  // the Block side needs no plan
+    if (!c_.in_place()) block_ = std::make_unique<BlockArray>(world_, c_.n);  // the Block side needs no plan
   }
   const char* name() const override { return "redist"; }
   void release() override {
     import_plan_.reset();
     export_plan_.reset();
+    owned_.reset();
     list_dst_.reset();
     list_src_.reset();
   }
@@ -251,9 +261,11 @@ class RedistMethod final : public Method {
     double t0 = MPI_Wtime();
     if (c_.list_is_destination()) {
       list_dst_ = std::make_unique<ListDst>(world_, c_.n, dst_dist_);
+      if (c_.in_place()) owned_ = std::make_unique<OwnedView>(list_dst_->local().data(), world_, c_.n);
       parts.emplace_back("array", seconds_since(t0));
       t0 = MPI_Wtime();
-      import_plan_.emplace(redist::make_plan(*block_, *list_dst_));
+      if (c_.in_place()) owned_plan_.emplace(redist::make_plan(*owned_, *list_dst_));
+      else import_plan_.emplace(redist::make_plan(*block_, *list_dst_));
     } else {
       list_src_ = std::make_unique<ListSrc>(world_, c_.n, src_dist_);
       parts.emplace_back("array", seconds_since(t0));
@@ -267,7 +279,12 @@ class RedistMethod final : public Method {
   void fill() override {
     import_plan_.reset();
     export_plan_.reset();
-    if (c_.list_is_destination()) {
+    owned_plan_.reset();
+    if (c_.in_place()) {
+      const auto local = list_dst_->local();
+      fill_source(c_, local.data(), c_.block(), [&](index_t l) { return list_dst_->global_index(l); });
+      std::fill(local.begin() + c_.block(), local.end(), cleared_value);
+    } else if (c_.list_is_destination()) {
       fill_source(c_, block_->local().data(), block_->local_size(), [&](index_t l) { return block_->global_index(l); });
       std::fill(list_dst_->local().begin(), list_dst_->local().end(), cleared_value);
     } else {
@@ -276,7 +293,8 @@ class RedistMethod final : public Method {
     }
   }
   void execute() override {
-    if (c_.list_is_destination()) *list_dst_ = *block_;
+    if (c_.in_place()) *list_dst_ = *owned_;
+    else if (c_.list_is_destination()) *list_dst_ = *block_;
     else *block_ = *list_src_;
   }
   bool check() const override {
@@ -290,6 +308,8 @@ class RedistMethod final : public Method {
  private:
   using ImportPlan = decltype(redist::make_plan(std::declval<const BlockArray&>(), std::declval<const ListDst&>()));
   using ExportPlan = decltype(redist::make_plan(std::declval<const ListSrc&>(), std::declval<const BlockArray&>()));
+  using OwnedView = redist::DistView<double, redist::Block>;  // halo_update: over list_dst_'s storage
+  using OwnedPlan = decltype(redist::make_plan(std::declval<const OwnedView&>(), std::declval<const ListDst&>()));
   mpi::communicator world_;
   const Case& c_;
   redist::Indirect<> dst_dist_;
@@ -299,6 +319,8 @@ class RedistMethod final : public Method {
   std::unique_ptr<ListSrc> list_src_;
   std::optional<ImportPlan> import_plan_;
   std::optional<ExportPlan> export_plan_;
+  std::unique_ptr<OwnedView> owned_;
+  std::optional<OwnedPlan> owned_plan_;
 };
 
 // --- hand-written MPI_Alltoallv ---------------------------------------------------------------
@@ -309,13 +331,15 @@ class RedistMethod final : public Method {
 /// (export); the owner of g is the formula g / b. Both sides keep per-peer lists of local
 /// indices, in the order of the requests. Execution: pack by index list, copy what stays on this
 /// rank, one MPI_Alltoallv, unpack by index list (= for an import, += for the export, whose own
-/// contributions are copied first and whose places without one are zeroed).
+/// contributions are copied first and whose places without one are zeroed). In place
+/// (halo_update), the block is the list array's first elements: only the ghosts move.
 class HandwrittenMethod final : public Method {
  public:
   HandwrittenMethod(const mpi::communicator& world, const Case& c) : comm_{static_cast<MPI_Comm>(world)}, c_{c} {
     MPI_Comm_size(comm_, &p_);
     const index_t block = c_.cut.hi(c_.rank) - c_.cut.lo(c_.rank);
-    (c_.list_is_destination() ? src_ : dst_).assign(static_cast<std::size_t>(block), 0.0);  // the block array, not timed
+    if (!c_.in_place())
+      (c_.list_is_destination() ? src_ : dst_).assign(static_cast<std::size_t>(block), 0.0);  // the block array, not timed
   }
   const char* name() const override { return "alltoallv_handwritten"; }
   void release() override {
@@ -350,6 +374,7 @@ class HandwrittenMethod final : public Method {
       const index_t g = c_.list[l];
       const int o = c_.cut.owner(g);
       if (o == c_.rank) {
+        if (c_.in_place()) continue;  // already in place: the list's first elements are the block
         // A list element on its own block owner: block place g - lo <-> list place l.
         local_src_.push_back(c_.list_is_destination() ? g - lo : static_cast<index_t>(l));
         local_dst_.push_back(c_.list_is_destination() ? static_cast<index_t>(l) : g - lo);
@@ -386,12 +411,17 @@ class HandwrittenMethod final : public Method {
     parts.emplace_back("rendezvous", seconds_since(t0));
   }
   void fill() override {
+    if (c_.in_place()) {
+      fill_source(c_, dst_.data(), c_.block(), [&](index_t l) { return c_.cut.lo(c_.rank) + l; });
+      std::fill(dst_.begin() + c_.block(), dst_.end(), cleared_value);
+      return;
+    }
     if (c_.list_is_destination()) fill_source(c_, src_.data(), static_cast<index_t>(src_.size()), [&](index_t l) { return c_.cut.lo(c_.rank) + l; });
     else fill_source(c_, src_.data(), static_cast<index_t>(src_.size()), [&](index_t l) { return c_.list[static_cast<std::size_t>(l)]; });
     std::fill(dst_.begin(), dst_.end(), cleared_value);
   }
   void execute() override {
-    const double* src = src_.data();
+    const double* src = c_.in_place() ? dst_.data() : src_.data();
     double* dst = dst_.data();
     // Pack
     for (std::size_t k = 0; k < send_at_.size(); ++k) sbuf_[k] = src[send_at_[k]];
@@ -430,7 +460,10 @@ class HandwrittenMethod final : public Method {
 /// an Import (block -> list) or Export (list -> block); execution doImport(INSERT) or
 /// doExport(ADD). The plan is the two Maps, the Vector on the list's Map (as redist's plan makes
 /// the Indirect array, its storage with its directory) and the Import/Export; the Vector on the
-/// block Map is made after it, not timed (as redist's Block array).
+/// block Map is made after it, not timed (as redist's Block array). In place (halo_update), the
+/// source is the offset view of the list Map's Vector on the block Map (its first elements, as
+/// Tpetra's FEMultiVector holds its owned part): doImport's copy of the same elements finds them
+/// in place (Kokkos::deep_copy of a view onto itself copies nothing).
 class TpetraMethod final : public Method {
  public:
   using map_type = Tpetra::Map<>;
@@ -472,6 +505,7 @@ class TpetraMethod final : public Method {
   }
   void fill() override {
     // The block Map's Vector, once per plan (the list Map's was made with the plan).
+    if (c_.in_place() && src_.is_null()) src_ = dst_->offsetViewNonConst(block_map_, 0);
     if (c_.list_is_destination() && src_.is_null()) src_ = Teuchos::rcp(new vector_type(block_map_));
     if (!c_.list_is_destination() && dst_.is_null()) dst_ = Teuchos::rcp(new vector_type(block_map_));
     {
@@ -480,7 +514,12 @@ class TpetraMethod final : public Method {
       fill_source(c_, s.data(), static_cast<index_t>(map.getNodeNumElements()),
                   [&](index_t l) { return static_cast<index_t>(map.getGlobalElement(static_cast<LO>(l))); });
     }
-    dst_->putScalar(cleared_value);
+    if (!c_.in_place()) {
+      dst_->putScalar(cleared_value);
+      return;
+    }
+    auto d = dst_->getLocalViewHost(Tpetra::Access::ReadWrite);
+    for (std::size_t l = static_cast<std::size_t>(c_.block()); l < d.extent(0); ++l) d(l, 0) = cleared_value;
   }
   void execute() override {
     if (c_.list_is_destination()) dst_->doImport(*src_, *importer_, Tpetra::INSERT);
@@ -626,7 +665,7 @@ const char* csv_header =
     "rss_first_mib,check\n";
 
 void print_row(std::FILE* f, int run, const Row& r) {
-  std::fprintf(f, "%d,%s,%s,%d,%lld,%d,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%s\n", run, r.case_name.c_str(),
+  std::fprintf(f, "%d,%s,%s,%d,%lld,%d,%.3f,%s,%.4f,%.4f,%.4f,%.4f,%.1f,%.1f,%.1f,%s\n", run, r.case_name.c_str(),
                r.method.c_str(), r.ranks, static_cast<long long>(r.n), r.reps, r.plan_ms, r.plan_detail.c_str(), r.first_ms,
                r.median_ms, r.min_ms, r.max_ms, r.rss_before_mib, r.rss_plan_mib, r.rss_first_mib, r.ok ? "ok" : "FAILED");
 }
@@ -649,13 +688,14 @@ int main(int argc, char** argv) {
       .integer("--reps R", "interleaved rounds of execution", o.reps, 1)
       .integer("--plan-reps R", "interleaved rounds of planning (each makes the plan anew; the last is run)", o.plan_reps, 1)
       .integer("--seed S", "the permutation's seed, the same on every rank", o.seed)
-      .words("--case", "cases to run: permutation, halo_import, halo_export_add (default all)", case_names)
+      .words("--case", "cases to run: permutation, halo_import, halo_export_add, halo_update (default all)", case_names)
       .words("--methods", "methods to run: redist, alltoallv_handwritten, tpetra (default all built in)", method_names)
       .text("--csv FILE", "write the rows to FILE", csv)
       .flag("--append", "append the rows to FILE (its header only when it is new)", append)
       .integer("--run R", "the run's label in the CSV's first column", run);
   if (const std::optional<int> status = cli.parse(argc, argv, world.rank() == 0)) return *status;
-  const std::vector<CaseKind> all_cases{CaseKind::permutation, CaseKind::halo_import, CaseKind::halo_export_add};
+  const std::vector<CaseKind> all_cases{CaseKind::permutation, CaseKind::halo_import, CaseKind::halo_export_add,
+                                       CaseKind::halo_update};
   std::vector<std::string> built{"redist", "alltoallv_handwritten"};
 #ifdef REDIST_BENCH_HAVE_TPETRA
   built.push_back("tpetra");
@@ -696,7 +736,7 @@ int main(int argc, char** argv) {
     std::printf("%-16s %-22s %10s %10s %10s %10s %10s %9s %9s %9s  %s\n", "case", "method", "plan_ms", "first_ms",
                 "median_ms", "min_ms", "max_ms", "rss_base", "rss_plan", "rss_first", "plan parts (ms)");
     for (const Row& r : rows) {
-      std::printf("%-16s %-22s %10.2f %10.2f %10.2f %10.2f %10.2f %9.1f %9.1f %9.1f  %s%s\n", r.case_name.c_str(),
+      std::printf("%-16s %-22s %10.2f %10.4f %10.4f %10.4f %10.4f %9.1f %9.1f %9.1f  %s%s\n", r.case_name.c_str(),
                   r.method.c_str(), r.plan_ms, r.first_ms, r.median_ms, r.min_ms, r.max_ms, r.rss_before_mib, r.rss_plan_mib,
                   r.rss_first_mib, r.plan_detail.c_str(), r.ok ? "" : "  CHECK FAILED");
     }

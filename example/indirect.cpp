@@ -1,6 +1,8 @@
 // Arbitrary layouts: a 1-D mesh whose cells each rank lists (an unstructured code's partition, a
-// load balancer's output), with a halo of ghost cells. Each step: the ghosts are filled from their
-// owners (Tpetra's Import, PetscSF's Bcast: `u = x`, the halo layout Indirect<>), every rank
+// load balancer's output), with a halo of ghost cells. The solution x is the first part of the
+// ghosted array u (its cells, then its ghosts: PETSc's VecGhost, Tpetra's offset view), a DistView
+// over u's storage. Each step: the ghosts are filled from their owners in place (Tpetra's Import,
+// PetscSF's Bcast: `u = x`, the halo layout Indirect<>; the cells are already there), every rank
 // computes a flux on its faces, the flux of a face between two ranks adds to both cells, and the
 // contributions are summed back into the cells' owners (Tpetra's Export with ADD, PetscSF's
 // Reduce: `x = c`, c an Indirect<std::plus<>> on the same list). The owners' layout is itself
@@ -42,8 +44,8 @@ int main(int argc, char* argv[]) {
         with_ghosts.push_back(k);
       }
 
-  redist::DistArray<double, redist::Indirect<>> x(world, n, cells);       // the solution, on its owners
-  redist::DistArray<double, redist::Indirect<>> u(world, n, redist::Indirect<>{with_ghosts});  // with ghosts
+  redist::DistArray<double, redist::Indirect<>> u(world, n, redist::Indirect<>{with_ghosts});  // cells, then ghosts
+  redist::DistView<double, redist::Indirect<>> x(u.local().data(), world, n, cells);  // the solution: u's cells
   redist::DistArray<double, redist::Indirect<std::plus<>>> c(world, n, redist::Indirect<std::plus<>>{with_ghosts});
   auto initial = [](index_t g) { return static_cast<double>((g * 37) % 101); };
   for (index_t l = 0; l < x.local_size(); ++l) x.local()[static_cast<std::size_t>(l)] = initial(x.global_index(l));
@@ -55,7 +57,7 @@ int main(int argc, char* argv[]) {
   const int steps = 5;
   const double k = 0.1;
   for (int s = 0; s < steps; ++s) {
-    u = x;  // the ghosts from their owners
+    u = x;  // the ghosts from their owners; each cell is already in its place (an update in place)
     // Faces (g, g + 1) of which this rank owns the left cell: the flux into both cells.
     for (double& v : c.local()) v = 0;
     for (index_t g : cells.indices()) {
@@ -91,9 +93,9 @@ int main(int argc, char* argv[]) {
   if (r == 0) {
     std::printf("%d steps of a 1-D mesh of %lld cells on %d ranks, cells in stripes of 64 by an owner map\n", steps,
                 static_cast<long long>(n), p);
-    std::printf("rank 0: %lld cells, %lld with ghosts; filling the ghosts: %zu messages (%s)\n",
+    std::printf("rank 0: %lld cells, %lld with ghosts; filling the ghosts in place: %zu messages (%s), %lld bytes\n",
                 static_cast<long long>(x.local_size()), static_cast<long long>(u.local_size()), e.messages,
-                e.transport.c_str());
+                e.transport.c_str(), static_cast<long long>(e.bytes));
     std::printf("largest difference from the one-array computation: %g\n", err);
   }
   return err < 1e-9 ? 0 : 1;

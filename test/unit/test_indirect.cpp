@@ -186,6 +186,44 @@ TEST_CASE("indirect: a directory part of many requests checks them by marks and 
   CHECK(sorted > 20);
 }
 
+TEST_CASE("indirect: a halo's plan may update its ghosts in place, its owned part the source; other overlaps may not",
+          "[indirect]") {
+  // Virtual ranks: Block -> the halo lists (block, then 2 ghosts each side), every rank's plan.
+  const index_t n = 1000, w = 2;
+  for (int p : {1, 2, 5, 64}) {
+    INFO("P = " << p);
+    const Block::mapping block(Block{}, n, p);
+    std::vector<std::vector<index_t>> lists(static_cast<std::size_t>(p));
+    for (int r = 0; r < p; ++r) {
+      if (block.local_size(r) == 0) continue;  // an empty rank (P = 64): no block, no ghosts
+      const index_t lo = block.global_index(r, 0), hi = lo + block.local_size(r);
+      for (index_t g = lo; g < hi; ++g) lists[r].push_back(g);
+      for (index_t g = std::max<index_t>(0, lo - w); g < lo; ++g) lists[r].push_back(g);
+      for (index_t g = hi; g < std::min(n, hi + w); ++g) lists[r].push_back(g);
+    }
+    const auto plans = plans_of(regular_side(block), indirect_side<void>(lists, n), n);
+    for (int r = 0; r < p; ++r) {
+      const index_t own = block.local_size(r), size = static_cast<index_t>(lists[r].size());
+      CHECK(writes_over_source_only_itself(plans[r], 0, own, size));       // the owned part at its own places
+      if (own > 0) CHECK(!writes_over_source_only_itself(plans[r], 1, own, size));  // shifted: over a neighbour
+      CHECK(writes_over_source_only_itself(plans[r], -own, own, size));    // just before: no overlap
+      if (size > own)                                                      // over the ghosts the receives write
+        CHECK(!writes_over_source_only_itself(plans[r], own, own, size));
+    }
+  }
+  // Hand-made plans: an element list onto itself, one that is not, and a plan of two stages.
+  Plan plan;
+  plan.stages.resize(1);
+  Stage<Run>& st = plan.stages[0];
+  st.list = detail::shared_records<index_t>(detail::records<index_t>{0, 1, 2, 0, 1, 2});
+  st.local = Message{-1, 0, 0, 3, false, -1, 0};  // places 0, 1, 2 onto 0, 1, 2
+  CHECK(writes_over_source_only_itself(plan, 0, 3, 3));
+  CHECK(!writes_over_source_only_itself(plan, 1, 3, 4));
+  Plan two = plan;
+  two.stages.push_back(plan.stages[0]);
+  CHECK(!writes_over_source_only_itself(two, 0, 3, 3));
+}
+
 TEST_CASE("indirect: a list that is really a block costs what a block costs", "[indirect]") {
   const index_t n = 1000;
   for (int p : {1, 3, 4, 7}) {

@@ -179,6 +179,9 @@ class Redistribution {
 
   /// The plan (a BasicPlan: Plan for 1-D layouts, BasicPlan<section_for<N>> for N-D ones).
   using plan_type = typename decider::plan_type;
+  /// True when a run may replace the plan (schedule::automatic on a Cyclic pair: the decision's
+  /// timed candidates), false when plan() is the plan of every run.
+  static constexpr bool replans = decider::adaptive;
   /// The plan that runs (under schedule::automatic on a Cyclic pair: the model's choice, after the
   /// plan's second run the fastest candidate; on a node, the pair's direct messages).
   const plan_type& plan() const noexcept { return plan_; }

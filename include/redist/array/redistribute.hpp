@@ -4,6 +4,7 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -119,20 +120,47 @@ void check_transposed(const A& a, const B& dst, const char* call) {
 /// Refuses, on every rank, a source whose local memory overlaps the destination's on some rank
 /// (two views over one buffer, b = section(b, ...)): the exchange reads the source while it
 /// writes the destination. Sections of one array are exempt (SectionView checks that their
-/// elements are disjoint). Collective: one all-reduce, made on the first run of a plan only.
-template <class T, class U>
+/// elements are disjoint), and so is an overlap `in_place(shift)` accepts, shift being where the
+/// source's first element sits in the destination's local storage, in elements (an update in
+/// place: redistribute's). Collective: one all-reduce, made on the first run of a plan only.
+template <class T, class U, class InPlace = std::nullptr_t>
 void check_no_overlap(const boost::mpi::communicator& comm, std::span<const T> src, std::span<U> dst, bool exempt,
-                      const char* call) {
+                      const char* call, InPlace in_place = nullptr) {
   const auto* s = reinterpret_cast<const std::byte*>(src.data());
   const auto* d = reinterpret_cast<const std::byte*>(dst.data());
-  const bool overlap = !exempt && !src.empty() && !dst.empty() &&
-                       std::less<>{}(s, d + dst.size_bytes()) && std::less<>{}(d, s + src.size_bytes());
+  bool overlap = !exempt && !src.empty() && !dst.empty() &&
+                 std::less<>{}(s, d + dst.size_bytes()) && std::less<>{}(d, s + src.size_bytes());
+  if constexpr (!std::is_same_v<InPlace, std::nullptr_t>) {
+    if (overlap) {  // the source's first byte from the destination's, in one buffer
+      const auto bytes = static_cast<std::ptrdiff_t>(reinterpret_cast<std::uintptr_t>(s) - reinterpret_cast<std::uintptr_t>(d));
+      if (bytes % static_cast<std::ptrdiff_t>(sizeof(T)) == 0)
+        overlap = !in_place(static_cast<index_t>(bytes / static_cast<std::ptrdiff_t>(sizeof(T))));
+    }
+  }
   std::optional<std::string> failure;
   if (overlap)
     failure = std::string("redist::") + call + " requires the source's memory not to overlap the destination's (on rank " +
-              std::to_string(comm.rank()) + " they share bytes: views over one buffer, or b = section(b, ...)?); " +
-              "redistribute through another array";
+              std::to_string(comm.rank()) + " they share bytes: views over one buffer, or b = section(b, ...)?)" +
+              (std::is_same_v<InPlace, std::nullptr_t>
+                   ? std::string()
+                   : std::string(", unless each element the plan writes there is the one already there (an update in "
+                                 "place: a ghosted array's owned part as the source)")) +
+              "; redistribute through another array";
   agree(comm, std::string("redist::") + call, {}, failure);
+}
+
+/// The in_place test of check_no_overlap for b = a with plan r: plain copies (no partial values
+/// on either side) by a plan that no run replaces and that writes over the source's elements
+/// only themselves (writes_over_source_only_itself), which the runtime's local copy then skips.
+template <class Src, class Dst, class R>
+auto in_place_for(const R& r, index_t src_size, index_t dst_size) {
+  return [&r, src_size, dst_size](index_t shift) {
+    if constexpr (has_partial<Src> || has_partial<Dst>) {
+      return false;
+    } else {
+      return !R::replans && !r.runtime_sums() && writes_over_source_only_itself(r.plan(), shift, src_size, dst_size);
+    }
+  };
 }
 
 /// True when src and dst are sections of one array (whose elements SectionView checks are disjoint).
@@ -158,9 +186,12 @@ void redistribute(const Src& src, Dst& dst, S policy = {}, const options& opts =
   if (static_cast<const void*>(&src) == static_cast<const void*>(&dst)) return;
   using L = detail::plan_layouts<Src, Dst>;
   auto& r = detail::array_access::cache(dst).get(L::of(src), L::of(dst), policy, opts, src.comm());
-  if (r.before_first_run())
-    detail::check_no_overlap(src.comm(), detail::const_local(src), dst.local(), detail::sections_of_one_array(src, dst),
-                             "redistribute(src, dst)");
+  if (r.before_first_run()) {
+    const auto from = detail::const_local(src);
+    const auto to = dst.local();
+    detail::check_no_overlap(src.comm(), from, to, detail::sections_of_one_array(src, dst), "redistribute(src, dst)",
+                             detail::in_place_for<Src, Dst>(r, static_cast<index_t>(from.size()), static_cast<index_t>(to.size())));
+  }
   r.run_arrays(src, dst);
 }
 

@@ -29,10 +29,14 @@ inline constexpr index_t whole_cycles_max_elements = index_t{1} << 16;
 
 /// len elements from `from` to `to`; short sections (the common case of small block sizes) by
 /// a plain loop, which beats a memcpy call there. Another store than assign_op (a scaled update)
-/// is applied element by element.
+/// is applied element by element. A section assigned onto itself (an update in place:
+/// writes_over_source_only_itself) is not copied.
 template <class T, class Op = assign_op>
 inline void copy_section(T* to, const T* from, index_t len, const Op& op = {}) {
   static_assert(std::is_trivially_copyable_v<T>);
+  if constexpr (Op::assigns) {
+    if (to == from) return;
+  }
   if constexpr (!Op::assigns) {
     for (index_t i = 0; i < len; ++i) op(to[i], from[i]);
   } else if (static_cast<std::size_t>(len) * sizeof(T) <= 64) {
@@ -66,10 +70,14 @@ inline bool copy_short(const T* from, index_t fs, T* to, index_t ts, index_t len
 
 /// Copies count pieces of len elements from `from` (stride fs) to `to` (stride ts).
 /// Contiguous families are one copy_section; pieces of one element are a plain strided loop;
-/// short pieces are copied by a kernel of their length (copy_short).
+/// short pieces are copied by a kernel of their length (copy_short). Pieces assigned onto
+/// themselves (an update in place) are not copied.
 template <class T, class Op = assign_op>
 inline void copy_pieces(const T* from, index_t fs, T* to, index_t ts, index_t len, index_t count, const Op& op = {}) {
   static_assert(std::is_trivially_copyable_v<T>);
+  if constexpr (Op::assigns) {
+    if (to == from && (count == 1 || fs == ts)) return;
+  }
   if (count == 1 || (fs == len && ts == len)) {
     copy_section(to, from, len * count, op);
   } else if (len == 1) {
