@@ -215,4 +215,26 @@ TEST_CASE("A view over a SharedBuffer is read in place by its node peers", "[mpi
   CHECK_FALSE(V(plain, world, n).in_shared_memory());
 }
 
+TEST_CASE("A view over an array's storage is read in place by its node peers, as the array is", "[mpi][view][shared]") {
+  mpi::communicator world;
+  const index_t n = 1000;
+  using V = DistView<double, Cyclic<7>>;
+  DistArray<double, Cyclic<7>> first(world, n);
+  DistArray<double, Cyclic<7>> a(std::move(first));  // the window moves, and is found by address after it
+  for (index_t l = 0; l < a.local_size(); ++l) a.local()[static_cast<std::size_t>(l)] = 3.0 * static_cast<double>(a.global_index(l));
+  V v(a.local().data(), world, n);
+  CHECK(v.in_shared_memory() == a.in_shared_memory());
+  DistArray<double, Block> b(world, n);
+  using L = detail::plan_layouts<V, decltype(b)>;
+  const auto& r = detail::array_access::cache(b).get(L::of(v), L::of(b), schedule::automatic, default_options(), world);
+  b = v;
+  bool ok = true;
+  for (index_t l = 0; l < b.local_size(); ++l) ok = ok && b.local()[l] == 3.0 * static_cast<double>(b.global_index(l));
+  CHECK(all_ok(world, ok));
+  const bool expect_shared = a.in_shared_memory() && runtime::node_of(MPI_COMM_WORLD, default_options().node_size)->whole();
+  if (expect_shared) CHECK(r.used_shared_memory());
+  // A view over an array's storage past its first element is not the window's start: messages.
+  if (a.local_size() > 1) CHECK_FALSE(V(a.local().data() + 1, world, n).in_shared_memory());
+}
+
 }  // namespace mpi_test_view

@@ -12,49 +12,18 @@
 #include <mpi.h>
 
 #include <redist/array/communicator.hpp>
+#include <redist/array/local_storage.hpp>
 #include <redist/array/options.hpp>
 #include <redist/runtime/node.hpp>
 
 namespace redist {
-
-namespace detail {
-/// The shared windows of the live SharedBuffers of this process, by their first byte, so that a
-/// DistView constructed over one finds it (runtime::execute_on_node reads a node peer's source
-/// in place only from a window).
-class shared_registry {
- public:
-  static shared_registry& instance() {
-    static shared_registry r;
-    return r;
-  }
-  void add(const runtime::SharedSegment* s) {
-    std::lock_guard lock(mutex_);
-    segments_.push_back(s);
-  }
-  void remove(const runtime::SharedSegment* s) {
-    std::lock_guard lock(mutex_);
-    segments_.erase(std::remove(segments_.begin(), segments_.end(), s), segments_.end());
-  }
-  /// The window whose part on this rank starts at p and holds at least `bytes`, or nullptr.
-  const runtime::SharedSegment* find(const void* p, std::size_t bytes) const {
-    std::lock_guard lock(mutex_);
-    for (const runtime::SharedSegment* s : segments_)
-      if (static_cast<const void*>(s->data()) == p && s->bytes() >= bytes) return s;
-    return nullptr;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<const runtime::SharedSegment*> segments_;
-};
-}  // namespace detail
 
 /// n value-initialized elements of T on this rank, for the caller's own use (a ScaLAPACK local
 /// matrix, an FFT buffer, ...), allocated in an MPI-3 shared-memory window of the rank's node when
 /// options::shared_memory is on and the node has more than one rank of comm (ordinary memory
 /// otherwise). A DistView whose data() is a SharedBuffer's data() (on the same communicator) is
 /// read in place by the other ranks of its node when it is the source of `b = a`, as a DistArray
-/// is. Construction and destruction are collective over comm's node; n may differ per rank
+/// is (and as a DistView over an array's local().data() is: detail::shared_registry). Construction and destruction are collective over comm's node; n may differ per rank
 /// (DistView<T, D>::required_span_size). Move-only; the buffer must outlive the views over it.
 template <class T>
 class SharedBuffer {
