@@ -70,6 +70,7 @@ class LocalStorage {
   LocalStorage(const LocalStorage& o) : vector_(o.span().begin(), o.span().end()) {}
   LocalStorage(LocalStorage&&) noexcept = default;  // the window (and its registration) moves along
   LocalStorage& operator=(LocalStorage&& o) noexcept {
+    if (this == &o) return *this;
     release();
     vector_ = std::move(o.vector_);
     segment_ = std::move(o.segment_);
