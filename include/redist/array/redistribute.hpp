@@ -120,7 +120,7 @@ void check_transposed(const A& a, const B& dst, const char* call) {
 /// Refuses, on every rank, a source whose local memory overlaps the destination's on some rank
 /// (two views over one buffer, b = section(b, ...)): the exchange reads the source while it
 /// writes the destination. Sections of one array are exempt (SectionView checks that their
-/// elements are disjoint), and so is an overlap `in_place(shift)` accepts, shift being where the
+/// elements are disjoint), and so is an overlap `in_place(src_at)` accepts, src_at being where the
 /// source's first element sits in the destination's local storage, in elements (an update in
 /// place: redistribute's). Collective: one all-reduce, made on the first run of a plan only.
 template <class T, class U, class InPlace = std::nullptr_t>
@@ -154,11 +154,11 @@ void check_no_overlap(const boost::mpi::communicator& comm, std::span<const T> s
 /// only themselves (writes_over_source_only_itself), which the runtime's local copy then skips.
 template <class Src, class Dst, class R>
 auto in_place_for(const R& r, index_t src_size, index_t dst_size) {
-  return [&r, src_size, dst_size](index_t shift) {
+  return [&r, src_size, dst_size](index_t src_at) {
     if constexpr (has_partial<Src> || has_partial<Dst>) {
       return false;
     } else {
-      return !R::replans && !r.runtime_sums() && writes_over_source_only_itself(r.plan(), shift, src_size, dst_size);
+      return !R::replans && !r.runtime_sums() && writes_over_source_only_itself(r.plan(), src_at, src_size, dst_size);
     }
   };
 }

@@ -1178,22 +1178,22 @@ WorkspaceNeed workspace_need(const BasicPlan<R>& plan, index_t budget, bool in_p
 }
 
 /// Whether the plan may run with source and destination in one buffer on this rank, the source's
-/// local element k at the destination's local place k + shift (a ghosted array's owned part as the
+/// local element k at the destination's local place k + src_at (a ghosted array's owned part as the
 /// source of the ghosts' update: PETSc's VecGhost, Tpetra's offset views): true when the plan is
 /// one stage from source to destination that forwards nothing and has no basic-cycle pass, its
-/// receives write no place the source's elements occupy ([shift, shift + src_size) of the
+/// receives write no place the source's elements occupy ([src_at, src_at + src_size) of the
 /// destination's dst_size), and its local copy writes there only elements onto themselves (source
-/// place p to destination place p + shift), which the runtime skips. Then no element is written
+/// place p to destination place p + src_at), which the runtime skips. Then no element is written
 /// before every read of it, whatever the order of the pieces. 1-D plans (runs of Run); false for
 /// others. O(the places the plan writes).
 template <class R>
-bool writes_over_source_only_itself(const BasicPlan<R>& plan, index_t shift, index_t src_size, index_t dst_size) {
+bool writes_over_source_only_itself(const BasicPlan<R>& plan, index_t src_at, index_t src_size, index_t dst_size) {
   if constexpr (!std::is_same_v<R, Run>) {
     return false;
   } else {
     if (!plan.direct() || plan.intermediate != 0 || plan.stages[0].cycles) return false;
     const Stage<R>& st = plan.stages[0];
-    const index_t lo = std::max<index_t>(0, shift), hi = std::min(dst_size, shift + src_size);
+    const index_t lo = std::max<index_t>(0, src_at), hi = std::min(dst_size, src_at + src_size);
     if (lo >= hi) return true;
     const auto over = [&](index_t place) { return place >= lo && place < hi; };
     // Whether f(source place, destination place) holds for each element of m; a run of the local
@@ -1205,7 +1205,7 @@ bool writes_over_source_only_itself(const BasicPlan<R>& plan, index_t shift, ind
           if (!f(s[k], d[k])) return false;
       }
       for (const Run& r : st.runs_of(m)) {
-        if (self && r.src + shift == r.dst && (r.count == 1 || r.src_stride == r.dst_stride) &&
+        if (self && r.src + src_at == r.dst && (r.count == 1 || r.src_stride == r.dst_stride) &&
             (r.len <= 1 || r.src_step == r.dst_step))
           continue;
         for (index_t j = 0; j < r.count; ++j)
@@ -1216,7 +1216,7 @@ bool writes_over_source_only_itself(const BasicPlan<R>& plan, index_t shift, ind
     };
     for (const Message& m : st.recvs)
       if (!all_of(m, false, [&](index_t, index_t d) { return !over(d); })) return false;
-    return all_of(st.local, true, [&](index_t s, index_t d) { return !over(d) || s + shift == d; });
+    return all_of(st.local, true, [&](index_t s, index_t d) { return !over(d) || s + src_at == d; });
   }
 }
 
