@@ -289,6 +289,41 @@ TEST_CASE("Partial values by their reduction wires: one MPI_Allreduce or MPI_Red
   }
 }
 
+TEST_CASE("Partial sums reduced into Block in place: each rank's block a view over its own place in the partial array",
+          "[mpi][partial][reduce]") {
+  // NCCL's in-place reduce-scatter (recvbuff = sendbuff + rank * count), a sharded optimizer's
+  // gradients: b's part on rank r is a view at a's local place of r's block. The plan is a
+  // reduce-scatter's pattern; in place its decision times no wire (each timed run would add the
+  // other ranks' parts again), and every run is exact. A view at the start of a on every rank is
+  // in place on rank 0 only, and refused on every rank.
+  mpi::communicator world;
+  const int p = world.size(), r = world.rank();
+  for (index_t n : {index_t{0}, index_t{1}, index_t{13}, index_t{1000}}) {
+    INFO("n = " << n);
+    const index_t per = (n + p - 1) / p, lo = std::min(n, per * r);
+    DistArray<double, Partial<>> a(world, n);
+    DistView<double, Block> b(a.local().data() + lo, world, n);
+    for (int run = 0; run < 4; ++run) {  // the first run (its check), the decision's, the decided runs
+      test::fill(a, [&](index_t g) { return part(g, r); });
+      b = a;
+      CHECK(all_ok(world, test::holds(b, [&](index_t g) { return sum_of(g, p); })));
+      // Outside its own block, a rank's partial values are as they were.
+      bool kept = true;
+      for (index_t g = 0; g < n; ++g)
+        if (g < lo || g >= lo + b.local_size()) kept = kept && a.local()[static_cast<std::size_t>(g)] == part(g, r);
+      CHECK(all_ok(world, kept));
+    }
+    CHECK(explain(a, b).transports.empty());
+    if (p > 1 && n >= static_cast<index_t>(p)) {
+      DistArray<double, Partial<>> c(world, n);
+      test::fill(c, [&](index_t g) { return part(g, r); });
+      DistView<double, Block> head(c.local().data(), world, n);
+      CHECK_THROWS_AS(head = c, redist::error);
+      CHECK(all_ok(world, test::holds(c, [&](index_t g) { return part(g, r); })));
+    }
+  }
+}
+
 TEST_CASE("Partial values through transposes, scaled updates, fused lists, start and make_plan", "[mpi][partial][2d][expr]") {
   mpi::communicator world;
   const int p = world.size();

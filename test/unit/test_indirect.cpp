@@ -224,6 +224,43 @@ TEST_CASE("indirect: a halo's plan may update its ghosts in place, its owned par
   CHECK(!writes_over_source_only_itself(two, 0, 3, 3));
 }
 
+TEST_CASE("indirect: a halo's sums may be added into its owned part in place; other overlaps may not", "[indirect]") {
+  // Virtual ranks: the halo lists' partial sums (block, then 2 ghosts each side) -> Block, every
+  // rank's plan: the owned part of each list goes onto itself (the local copy), the ghosts to
+  // their owners, whose receives fold into the owned part.
+  const index_t n = 1000, w = 2;
+  for (int p : {1, 2, 5, 64}) {
+    INFO("P = " << p);
+    const Block::mapping block(Block{}, n, p);
+    std::vector<std::vector<index_t>> lists(static_cast<std::size_t>(p)), ghosts_first(static_cast<std::size_t>(p));
+    for (int r = 0; r < p; ++r) {
+      if (block.local_size(r) == 0) continue;
+      const index_t lo = block.global_index(r, 0), hi = lo + block.local_size(r);
+      for (index_t g = lo; g < hi; ++g) lists[r].push_back(g);
+      for (index_t g = std::max<index_t>(0, lo - w); g < lo; ++g) lists[r].push_back(g);
+      for (index_t g = hi; g < std::min(n, hi + w); ++g) lists[r].push_back(g);
+      ghosts_first[r].assign(lists[r].begin() + (hi - lo), lists[r].end());
+      ghosts_first[r].insert(ghosts_first[r].end(), lists[r].begin(), lists[r].begin() + (hi - lo));
+    }
+    const auto plans = plans_of(indirect_side<std::plus<>>(lists, n), regular_side(block), n);
+    const auto later = plans_of(indirect_side<std::plus<>>(ghosts_first, n), regular_side(block), n);
+    for (int r = 0; r < p; ++r) {
+      const index_t own = block.local_size(r), size = static_cast<index_t>(lists[r].size());
+      INFO("rank " << r);
+      // The owned part at the head of the source, the destination over it: the fold in place.
+      CHECK(writes_over_source_only_itself(plans[r], 0, size, own, true));
+      // Not as plain copies (the receives land on the source's owned elements).
+      if (size > own) CHECK(!writes_over_source_only_itself(plans[r], 0, size, own));
+      if (own > 0) CHECK(!writes_over_source_only_itself(plans[r], -1, size, own, true));  // one element in
+      CHECK(writes_over_source_only_itself(plans[r], own, size, own, true));                 // just after: no overlap
+      // The ghosts first, the owned part after them: the destination over the ghosts would
+      // receive onto the elements the sends read; over the owned part it is in place again.
+      if (size > own && own > 0) CHECK(!writes_over_source_only_itself(later[r], 0, size, own, true));
+      CHECK(writes_over_source_only_itself(later[r], own - size, size, own, true));
+    }
+  }
+}
+
 TEST_CASE("indirect: a list that is really a block costs what a block costs", "[indirect]") {
   const index_t n = 1000;
   for (int p : {1, 3, 4, 7}) {

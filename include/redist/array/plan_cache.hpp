@@ -332,6 +332,13 @@ class Redistribution {
   /// interface's REDIST_PARTIAL_SUM), found when the plan was made: run() folds them as b = a of
   /// Partial<> arrays does.
   bool runtime_sums() const noexcept { return sums_from_ || sums_to_; }
+  /// True when a fold of partial values by this plan (run_update) takes the local copy, assigned,
+  /// as each destination element's first contribution and writes nothing into the destination
+  /// before it (no identity first): one stage, no basic-cycle pass, a local copy that writes every
+  /// destination element. What an update in place of partial values needs (in_place_for).
+  bool fold_starts_from_local_copy() const noexcept {
+    return local_covers_ && plan_.stages.size() == 1 && !plan_.stages[0].cycles;
+  }
   /// True until the first run (which agrees on the plan across ranks) has happened.
   bool before_first_run() const noexcept { return !checked_; }
   /// True when the last run copied from node peers' shared memory (run with an array's source).

@@ -149,16 +149,23 @@ void check_no_overlap(const boost::mpi::communicator& comm, std::span<const T> s
   agree(comm, std::string("redist::") + call, {}, failure);
 }
 
-/// The in_place test of check_no_overlap for b = a with plan r: plain copies (no partial values
-/// on either side) by a plan that no run replaces and that writes over the source's elements
-/// only themselves (writes_over_source_only_itself), which the runtime's local copy then skips.
+/// The in_place test of check_no_overlap for b = a with plan r, a plan no run replaces: plain
+/// copies (no partial values on either side) that write over the source's elements only
+/// themselves (writes_over_source_only_itself), which the runtime's local copy then skips; or a
+/// fold of partial values into plain ones (an Indirect<Op> or Partial<Op> source: a ghosted
+/// array's contributions summed into its owned part) whose local copy is each element's first
+/// contribution (fold_starts_from_local_copy), its own value in place, the receives folded onto
+/// it and the sends reading none of those places (writes_over_source_only_itself's `folds`).
+/// Into partial values never: the ranks that receive nothing write Op's identity first.
 template <class Src, class Dst, class R>
 auto in_place_for(const R& r, index_t src_size, index_t dst_size) {
   return [&r, src_size, dst_size](index_t src_at) {
-    if constexpr (has_partial<Src> || has_partial<Dst>) {
+    if constexpr (has_partial<Dst>) {
       return false;
     } else {
-      return !R::replans && !r.runtime_sums() && writes_over_source_only_itself(r.plan(), src_at, src_size, dst_size);
+      constexpr bool folds = has_partial<Src>;
+      return !R::replans && !r.runtime_sums() && (!folds || r.fold_starts_from_local_copy()) &&
+             writes_over_source_only_itself(r.plan(), src_at, src_size, dst_size, folds);
     }
   };
 }

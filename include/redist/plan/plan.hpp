@@ -1186,8 +1186,16 @@ WorkspaceNeed workspace_need(const BasicPlan<R>& plan, index_t budget, bool in_p
 /// place p to destination place p + src_at), which the runtime skips. Then no element is written
 /// before every read of it, whatever the order of the pieces. 1-D plans (runs of Run); false for
 /// others. O(the places the plan writes).
+///
+/// `folds`: the plan's receives are folded into the destination (partial values, Indirect<Op> or
+/// Partial<Op> sources: PETSc's VecGhostUpdate with ADD_VALUES, SCATTER_REVERSE), its local copy
+/// being each element's first contribution, assigned. Receives may then land on the source's
+/// places, so instead its sends must read none of them, and its local copy must neither read nor
+/// write them but an element onto itself: each such element's own value is its first
+/// contribution, in place, and the receives fold onto it.
 template <class R>
-bool writes_over_source_only_itself(const BasicPlan<R>& plan, index_t src_at, index_t src_size, index_t dst_size) {
+bool writes_over_source_only_itself(const BasicPlan<R>& plan, index_t src_at, index_t src_size, index_t dst_size,
+                                    bool folds = false) {
   if constexpr (!std::is_same_v<R, Run>) {
     return false;
   } else {
@@ -1214,6 +1222,11 @@ bool writes_over_source_only_itself(const BasicPlan<R>& plan, index_t src_at, in
       }
       return true;
     };
+    if (folds) {
+      for (const Message& m : st.sends)
+        if (!all_of(m, false, [&](index_t s, index_t) { return !over(s + src_at); })) return false;
+      return all_of(st.local, true, [&](index_t s, index_t d) { return (!over(d) && !over(s + src_at)) || s + src_at == d; });
+    }
     for (const Message& m : st.recvs)
       if (!all_of(m, false, [&](index_t, index_t d) { return !over(d); })) return false;
     return all_of(st.local, true, [&](index_t s, index_t d) { return !over(d) || s + src_at == d; });

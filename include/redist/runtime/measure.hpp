@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <span>
@@ -397,8 +398,13 @@ std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boos
   if (reps <= 0 || comm.size() < 2) return {};
   const MPI_Comm c = static_cast<MPI_Comm>(comm);
   // 0: the allreduce, 1: the reduce-scatter this rank's part would be, 2: neither; the least.
+  // Neither on a rank whose source and destination share memory (a fold in place: each timed run
+  // would fold the contributions again onto its result), so no rank times.
   std::uint64_t mine = 2;
-  if (detail::mpi_reduction<T, Store>::op() != MPI_OP_NULL && plan.direct() && plan.stages.size() == 1) {
+  const bool shared_bytes = !src.empty() && !dst.empty() && std::less<>{}(static_cast<const void*>(src.data()),
+                                                                          static_cast<const void*>(dst.data() + dst.size())) &&
+                            std::less<>{}(static_cast<const void*>(dst.data()), static_cast<const void*>(src.data() + src.size()));
+  if (!shared_bytes && detail::mpi_reduction<T, Store>::op() != MPI_OP_NULL && plan.direct() && plan.stages.size() == 1) {
     const auto& st = plan.stages.front();
     const Wire w = detail::reduces(st);
     index_t longest = st.local.size;
