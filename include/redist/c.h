@@ -183,14 +183,18 @@ REDIST_C_API int redist_plan_create_op(redist_layout from, redist_layout to, MPI
  * where it lands (dst read once and written once). alpha and beta point to one value of the plan's
  * element type (float, double, float _Complex, double _Complex); they must be the same on every
  * rank. beta NULL or zero: dst is not read (NaNs in it do not propagate); alpha zero: src is not
- * read and nothing is sent, dst = beta * dst (ScaLAPACK's semantics). src and dst must not overlap.
- * Collective over the plan's communicator. */
+ * read and nothing is sent, dst = beta * dst (ScaLAPACK's semantics). src and dst must not overlap:
+ * the plan's first run refuses an overlap on every rank, a later run reads src from a private copy
+ * (as redist_plan_execute). Collective over the plan's communicator. */
 REDIST_C_API int redist_plan_execute_scaled(redist_plan plan, const void* alpha, const void* src, const void* beta,
                                             void* dst);
 
 /* dst = src: src holds this rank's elements of `from` (redist_layout_local_size of them), dst
  * receives its elements of `to`. Collective over the plan's communicator. The first run checks
- * that every rank made the same plan. */
+ * that every rank made the same plan, and refuses on every rank a src sharing bytes with dst on
+ * some rank unless the plan writes over src only each element onto itself (an update in place: a
+ * halo's owned part at the head of its buffer). A later run whose src and dst overlap on a rank
+ * reads that rank's src from a private copy made first (correct, at one copy's cost). */
 REDIST_C_API int redist_plan_execute(redist_plan plan, const void* src, void* dst);
 
 /* Frees a plan and sets *plan to NULL. NULL is allowed. Not collective. */

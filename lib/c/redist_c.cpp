@@ -258,6 +258,77 @@ void fold_whole_dims(redist_layout_s& a, redist_layout_s& b, bool tight) {
   }
 }
 
+/// What a plan's run reads as its source when src shares bytes with dst on this rank (the exchange
+/// reads the source while it writes the destination). The plan's first run refuses it on every
+/// rank before anything moves (one all-reduce, as C++'s `b = a`), unless `in_place(src_at)` accepts
+/// it (src_at: where src's first element sits in dst, in elements; an update in place, each element
+/// written over the source being the one already there). A later run cannot agree a refusal without
+/// a collective of its own on every call, so there an overlap it does not accept is read from a
+/// private copy of src made first: the result is dst = src as src was, at one copy's cost.
+template <class T>
+class SourceGuard {
+ public:
+  /// The source to run with: src, or the private copy. `first`: the plan's first run.
+  template <class InPlace>
+  std::span<const T> operator()(const boost::mpi::communicator& comm, bool first, std::span<const T> src,
+                                std::span<const T> dst, InPlace&& in_place) {
+    const auto* s = reinterpret_cast<const std::byte*>(src.data());
+    const auto* d = reinterpret_cast<const std::byte*>(dst.data());
+    bool overlap = !src.empty() && !dst.empty() && std::less<>{}(s, d + dst.size_bytes()) &&
+                   std::less<>{}(d, s + src.size_bytes());
+    if (overlap) {
+      const auto bytes = static_cast<std::ptrdiff_t>(reinterpret_cast<std::uintptr_t>(s) - reinterpret_cast<std::uintptr_t>(d));
+      const auto src_at = static_cast<index_t>(bytes / static_cast<std::ptrdiff_t>(sizeof(T)));
+      if (bytes % static_cast<std::ptrdiff_t>(sizeof(T)) == 0 && (accepted_at_ == src_at || in_place(src_at))) {
+        accepted_at_ = src_at;
+        overlap = false;
+      }
+    }
+    if (first) {
+      std::optional<std::string> failure;
+      if (overlap)
+        failure = "src and dst must not overlap (on rank " + std::to_string(comm.rank()) +
+                  " they share bytes), unless each element the plan writes over src is the one already there (an "
+                  "update in place: a ghosted array's owned part as src); pass another buffer as dst";
+      redist::detail::agree(comm, "redist_plan_execute", {}, failure);
+      return src;
+    }
+    if (!overlap) return src;
+    copy_.assign(src.begin(), src.end());
+    return copy_;
+  }
+
+ private:
+  std::vector<T> copy_;
+  std::optional<index_t> accepted_at_;  ///< an src_at in_place accepted (its answer does not change)
+};
+
+/// in_place of SourceGuard for a plan r of plain copies: r writes over the source, starting at
+/// src_at in the destination, each element onto itself (redist::writes_over_source_only_itself;
+/// the runtime's local copy then skips it), and no run replaces r.
+template <class R>
+auto copies_in_place(const R& r, index_t src_size, index_t dst_size) {
+  return [&r, src_size, dst_size](index_t src_at) {
+    return !R::replans && !r.runtime_sums() && redist::writes_over_source_only_itself(r.plan(), src_at, src_size, dst_size);
+  };
+}
+
+/// in_place of SourceGuard for a plan r folding partial sums (an INDIRECT_SUM source: the ghosts'
+/// contributions added into the owned part at the head of the same buffer): the local copy is
+/// each element's first contribution, its own value in place, and the sends read none of the
+/// places the receives fold into (C++'s in_place_for of partial values).
+template <class R>
+auto folds_in_place(const R& r, index_t src_size, index_t dst_size) {
+  return [&r, src_size, dst_size](index_t src_at) {
+    return !R::replans && r.fold_starts_from_local_copy() &&
+           redist::writes_over_source_only_itself(r.plan(), src_at, src_size, dst_size, true);
+  };
+}
+
+/// in_place of SourceGuard for a plan that reads what it writes (a scaled update) or writes zeros
+/// where nothing lands: none.
+constexpr auto never_in_place = [](index_t) { return false; };
+
 /// A plan of any dimension and element size.
 struct PlanBase {
   virtual ~PlanBase() = default;
@@ -281,12 +352,14 @@ struct TypedPlan final : PlanBase {
       : comm{std::move(c)}, src_size{from.local_size(comm.rank())}, dst_size{to.local_size(comm.rank())},
         r{std::move(from), std::move(to), comm.rank()} {}
   void execute(const void* src, void* dst) override {
-    r.run(comm, std::span<const T>(static_cast<const T*>(src), static_cast<std::size_t>(src_size)),
-          std::span<T>(static_cast<T*>(dst), static_cast<std::size_t>(dst_size)));
+    const std::span<const T> s(static_cast<const T*>(src), static_cast<std::size_t>(src_size));
+    const std::span<T> d(static_cast<T*>(dst), static_cast<std::size_t>(dst_size));
+    r.run(comm, guard(comm, r.before_first_run(), s, d, copies_in_place(r, src_size, dst_size)), d);
   }
   boost::mpi::communicator comm;
   index_t src_size, dst_size;
   redist::Redistribution<MappingN<N>, MappingN<N>> r;
+  SourceGuard<T> guard;
 };
 
 template <std::size_t N>
@@ -373,19 +446,21 @@ struct OpPlan final : PlanBase {
     if (alpha_p == nullptr) fail("alpha must not be NULL");
     const T alpha = *static_cast<const T*>(alpha_p);
     const T beta = beta_p != nullptr ? *static_cast<const T*>(beta_p) : T{};
-    const std::span<const T> s(static_cast<const T*>(src), static_cast<std::size_t>(src_size));
+    std::span<const T> s(static_cast<const T*>(src), static_cast<std::size_t>(src_size));
     const std::span<T> d(static_cast<T*>(dst), static_cast<std::size_t>(dst_size));
     if (alpha == T{}) {
       if (beta == T{}) for_each_local(r.to(), comm.rank(), d.data(), [](T& x) { x = T{}; });
       else for_each_local(r.to(), comm.rank(), d.data(), [beta](T& x) { x = static_cast<T>(beta * x); });
       return;
     }
+    s = guard(comm, r.before_first_run(), s, d, never_in_place);
     if (beta != T{}) r.run_update(comm, s, d, redist::runtime::axpby_op<T, Conj>{alpha, beta});
     else r.run_update(comm, s, d, redist::runtime::scale_op<T, Conj>{alpha});
   }
   boost::mpi::communicator comm;
   index_t src_size, dst_size;
   redist::Redistribution<From, To, redist::detail::update_policy<From, To>> r;
+  SourceGuard<T> guard;
 };
 
 /// The OpPlan of from -> to (op REDIST_OP_NONE) or transpose(from) -> to (2-D) for elements of the
@@ -426,8 +501,11 @@ struct IndirectPlan final : PlanBase {
       : comm{std::move(c)}, src_size{from.local_size(comm.rank())}, dst_size{to.local_size(comm.rank())},
         zero_unwritten_{zero_unwritten}, r{std::move(from), std::move(to), comm.rank()} {}
   void execute(const void* src, void* dst) override {
-    const std::span<const T> s(static_cast<const T*>(src), static_cast<std::size_t>(src_size));
+    std::span<const T> s(static_cast<const T*>(src), static_cast<std::size_t>(src_size));
     const std::span<T> d(static_cast<T*>(dst), static_cast<std::size_t>(dst_size));
+    if constexpr (Fold) s = guard(comm, r.before_first_run(), s, d, folds_in_place(r, src_size, dst_size));
+    else if (zero_unwritten_) s = guard(comm, r.before_first_run(), s, d, never_in_place);
+    else s = guard(comm, r.before_first_run(), s, d, copies_in_place(r, src_size, dst_size));
     if constexpr (Fold) {
       // dst = sum of the holders' values: each contribution added into 0.
       r.run_update(comm, s, d, redist::runtime::fold_op<std::plus<>>{}, [&] { std::fill(d.begin(), d.end(), T{}); });
@@ -444,6 +522,7 @@ struct IndirectPlan final : PlanBase {
   index_t src_size, dst_size;
   bool zero_unwritten_;
   redist::Redistribution<From, To> r;
+  SourceGuard<T> guard;
 };
 
 /// The plan's rank-1 layout standing for m: itself, or for an Indirect layout Indirect<>'s of the

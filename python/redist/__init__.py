@@ -414,7 +414,10 @@ class Plan:
         part as the layout stores it), or an array of the layout's number
         of dimensions whose shape covers local_shape and whose strides are the layout's (its storage
         order and leading dimension: order='F' for COLUMN_MAJOR, 'C' for ROW_MAJOR); anything else
-        raises redist.Error on every rank, before any data moves."""
+        raises redist.Error on every rank, before any data moves. src and dst sharing memory on
+        some rank: redist.ArgumentError on every rank at the plan's first run (unless each element
+        written over src is the one already there: a halo's ghosts updated in place), a private
+        copy of src at a later run (the C interface's rule, doc/c-api.md)."""
         rank = self.comm.Get_rank()
         problem = ""
         for name, a, n, shape in (("src", src, self.sizes[0], self.shapes[0]), ("dst", dst, self.sizes[1], self.shapes[1])):

@@ -465,6 +465,41 @@ static void indirect(void) {
   }
   OK(redist_plan_free(&plan));
 
+  /* The ghosts updated in place: the owned part at the head of u as the source (src = u, dst = u),
+   * each owned element written onto itself, the ghosts received; twice (the second run is past the
+   * first run's agreement). And back: u's sums (INDIRECT_SUM) added into the owned part at its
+   * head (src = u, dst = u: PETSc's VecGhostUpdate ADD_VALUES, SCATTER_REVERSE), the ghosts left
+   * as they were; three runs (the second is the one a fold's decision may time). The same with
+   * the owned part one element into u is refused on its first run, on every rank, u untouched. */
+  OK(redist_plan_create(lb, lh, MPI_COMM_WORLD, sizeof(double), &plan));
+  for (int rep_ = 0; rep_ < 2; ++rep_) {
+    for (int64_t l = 0; l < nh; ++l) u[l] = l < nb ? value_of(halo[l]) : -1;
+    OK(redist_plan_execute(plan, u, u));
+    for (int64_t l = 0; l < nh; ++l)
+      CHECK(u[l] == value_of(halo[l]), "ghosts in place, run %d: u[%lld] (global %lld) = %g", rep_, (long long)l,
+            (long long)halo[l], u[l]);
+  }
+  OK(redist_plan_free(&plan));
+  OK(redist_plan_create_typed(lhs, lb, MPI_COMM_WORLD, REDIST_DOUBLE, &plan));
+  for (int64_t l = 0; l <= nh; ++l) u[l] = 2.0 + (double)l;
+  CHECK(redist_plan_execute(plan, u, u + 1) == REDIST_ERROR, "INDIRECT_SUM -> BLOCK one element into its source is refused");
+  CHECK(strstr(redist_error_message(), "src and dst must not overlap") != NULL, "message: %s", redist_error_message());
+  for (int64_t l = 0; l <= nh; ++l) CHECK(u[l] == 2.0 + (double)l, "refused sums: u[%lld] = %g", (long long)l, u[l]);
+  for (int run = 0; run < 3; ++run) {
+    for (int64_t l = 0; l < nh; ++l) u[l] = 1000.0 * (rank + 1) + (double)halo[l];
+    OK(redist_plan_execute(plan, u, u));
+    for (int64_t l = 0; l < nh; ++l) {
+      double want = 1000.0 * (rank + 1) + (double)halo[l];
+      if (l < nb) {
+        want = 0;
+        for (int r = 0; r < nprocs; ++r)
+          if (halo_holds(r, n, halo[l])) want += 1000.0 * (r + 1) + (double)halo[l];
+      }
+      CHECK(u[l] == want, "sums in place, run %d: u[%lld] (global %lld) = %g, not %g", run, (long long)l, (long long)halo[l], u[l], want);
+    }
+  }
+  OK(redist_plan_free(&plan));
+
   /* INDIRECT_SUM -> BLOCK: every holder holds 1 (int64), or 1000 (r + 1) + g (double): each element
    * is the number of its holders, or the sum of theirs; three runs (the second times them). */
   for (int64_t l = 0; l < nh; ++l) {
@@ -1111,6 +1146,74 @@ static void queries(void) {
   free(sizes);
 }
 
+/* src and dst sharing bytes: 3 rows a rank (BLOCK, COLLAPSED) of 7 columns stored column-major ->
+ * the same rows stored row-major, a local transposition that writes over almost every element. */
+static double rc_value(int64_t gi, int64_t j) { return (double)(gi * 100 + j) + 0.25; }
+
+static void overlap(void) {
+  const int64_t rows = 3, m = rows * nprocs, n = 7, size = rows * n;
+  redist_dim d[2] = {{REDIST_BLOCK, m, 0, NULL, nprocs, 0}, {REDIST_COLLAPSED, n, 0, NULL, 1, 0}};
+  redist_layout cm = NULL, rm = NULL;
+  OK(redist_layout_create(2, d, REDIST_ROW_MAJOR, 0, REDIST_COLUMN_MAJOR, 0, &cm));
+  OK(redist_layout_create(2, d, REDIST_ROW_MAJOR, 0, REDIST_ROW_MAJOR, 0, &rm));
+  double* buf = malloc(sizeof(double) * (size_t)(size + 1)); /* + 1: buf + 1 is a source below */
+  double* other = malloc(sizeof(double) * (size_t)size);
+  double* back = malloc(sizeof(double) * (size_t)size);
+  const int64_t g0 = rank * rows;
+#define FILL_COLUMN_MAJOR(p) \
+  for (int64_t j = 0; j < n; ++j)  \
+    for (int64_t i = 0; i < rows; ++i) (p)[i + j * rows] = rc_value(g0 + i, j)
+  redist_plan plan = NULL, scaled = NULL;
+  OK(redist_plan_create(cm, rm, MPI_COMM_WORLD, sizeof(double), &plan));
+  OK(redist_plan_create_op(cm, rm, MPI_COMM_WORLD, REDIST_DOUBLE, REDIST_OP_NONE, &scaled));
+
+  /* The first run refuses an overlap on one rank (the last), on every rank, nothing moved. */
+  FILL_COLUMN_MAJOR(buf);
+  for (int64_t k = 0; k < size; ++k) other[k] = -1;
+  const int last = rank == nprocs - 1;
+  CHECK(redist_plan_execute(plan, buf, last ? buf : other) == REDIST_ERROR, "an overlap on rank %d is refused", nprocs - 1);
+  CHECK(strstr(redist_error_message(), "src and dst must not overlap (on rank") != NULL, "message: %s", redist_error_message());
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < rows; ++i) CHECK(buf[i + j * rows] == rc_value(g0 + i, j), "refused: buf(%lld, %lld) = %g", (long long)i, (long long)j, buf[i + j * rows]);
+  for (int64_t k = 0; k < size; ++k) CHECK(other[k] == -1, "refused: other[%lld] written", (long long)k);
+  /* ... as does the scaled plan's (dst = 2 src + dst reads dst), and a source one element into dst. */
+  const double two = 2, one = 1;
+  CHECK(redist_plan_execute_scaled(scaled, &two, buf, &one, buf) == REDIST_ERROR, "a scaled overlap is refused");
+  CHECK(strstr(redist_error_message(), "src and dst must not overlap") != NULL, "message: %s", redist_error_message());
+  CHECK(redist_plan_execute(plan, buf + 1, buf) == REDIST_ERROR, "a source one element into dst is refused");
+
+  /* After a first run on separate buffers, an overlap is read from a private copy: right values. */
+  for (int rep_ = 0; rep_ < 3; ++rep_) {
+    FILL_COLUMN_MAJOR(buf);
+    if (rep_ == 0) OK(redist_plan_execute(plan, buf, other));
+    else OK(redist_plan_execute(plan, buf, buf));
+    const double* b = rep_ == 0 ? other : buf;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        CHECK(b[i * n + j] == rc_value(g0 + i, j), "run %d, b(%lld, %lld) = %g", rep_, (long long)i, (long long)j, b[i * n + j]);
+  }
+  for (int rep_ = 0; rep_ < 2; ++rep_) {
+    FILL_COLUMN_MAJOR(buf);
+    for (int64_t k = 0; k < size; ++k) back[k] = 1;
+    if (rep_ == 0) OK(redist_plan_execute_scaled(scaled, &two, buf, &one, back));
+    else OK(redist_plan_execute_scaled(scaled, &two, buf, NULL, buf));
+    const double* b = rep_ == 0 ? back : buf;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const double want = 2 * rc_value(g0 + i, j) + (rep_ == 0 ? 1 : 0);
+        CHECK(b[i * n + j] == want, "scaled run %d, b(%lld, %lld) = %g, not %g", rep_, (long long)i, (long long)j, b[i * n + j], want);
+      }
+  }
+#undef FILL_COLUMN_MAJOR
+  OK(redist_plan_free(&plan));
+  OK(redist_plan_free(&scaled));
+  OK(redist_layout_free(&cm));
+  OK(redist_layout_free(&rm));
+  free(buf);
+  free(other);
+  free(back);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -1125,6 +1228,7 @@ int main(int argc, char** argv) {
   indirect();
   scaled_ops();
   many_dims();
+  overlap();
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("capi: %s (%d failures, %d processes)\n", all == 0 ? "ok" : "FAILED", all, nprocs);

@@ -317,6 +317,31 @@ check(np.array_equal(hx, vals[mine]), f"block -> indirect {hx}")
 rec = np.zeros(mine.size, dtype="V8")
 redist.Plan(blk, halo, comm, np.dtype("V8"))(vals[lo:hi].copy().view("V8"), rec)
 check(np.array_equal(rec.view(np.float64), vals[mine]), "block -> indirect as bytes")
+# The ghosts updated in place: the owned head of hx as the source, hx the destination (twice); the
+# sums of every holder added into the owned head of the same array (ghosts left alone). A plan
+# that would write over its source other than element for element (the owned part one element
+# in) refuses the overlap on its first run, on every rank; after a first run on separate arrays
+# an overlap is read from a copy of the source.
+update = redist.Plan(blk, halo, comm, np.float64)
+for run in range(2):
+    hx = np.full(mine.size, -1.0)
+    hx[:hi - lo] = vals[lo:hi]
+    update(hx[:hi - lo], hx)
+    check(np.array_equal(hx, vals[mine]), f"ghosts in place (run {run}) {hx}")
+for run in range(2):
+    ones = np.ones(mine.size)
+    redist.Plan(halo_sums, blk, comm, np.float64)(ones, ones[:hi - lo])
+    check(np.array_equal(ones[:hi - lo], holders[lo:hi]) and np.all(ones[hi - lo:] == 1), f"sums in place {ones}")
+summing = redist.Plan(halo_sums, blk, comm, np.float64)
+ones = np.ones(mine.size + 1)
+try:
+    summing(ones[:mine.size], ones[1:1 + hi - lo])
+    check(False, "sums one element into their own source accepted")
+except redist.ArgumentError as e:
+    check("src and dst must not overlap" in str(e) and np.all(ones == 1), f"message {e}, {ones}")
+summing(np.ones(mine.size), np.zeros(hi - lo))
+summing(ones[:mine.size], ones[1:1 + hi - lo])
+check(np.array_equal(ones[1:1 + hi - lo], holders[lo:hi]), f"sums one element into their source after a first run {ones}")
 # Records of 12 bytes (3 units of 4 per element: each listed index g as 3 g, 3 g + 1, 3 g + 2).
 hr = np.zeros(mine.size, dtype=rec12)
 src12 = np.zeros(hi - lo, dtype=rec12)
