@@ -9,6 +9,12 @@
 //                    elements) is the source, only the ghosts move (redist: `u = owned`, owned a
 //                    DistView over u's storage; Tpetra: the source an offset view of the target
 //                    Vector; hand-written: the ghosts alone; PETSc's VecGhostUpdate)
+//   halo_sum_update  Indirect<std::plus<>> -> Block in place: the halo list's partial values summed
+//                    into its own owned part (redist: `owned = c`, owned a DistView over c's
+//                    storage; Tpetra: doExport ADD into the offset view of the source Vector;
+//                    hand-written: the ghosts' contributions alone; PETSc's VecGhostUpdate with
+//                    ADD_VALUES, SCATTER_REVERSE). Each run adds the ghosts' contributions again, as
+//                    PETSc's does: the checks count the runs since the values were filled.
 // Plan time (index work, collective) and execution time (median of --reps interleaved rounds, the
 // slowest rank's) per method, every result checked element by element on every rank after the
 // warm-up and after the timed rounds; the peak RSS after each method's plan and after its first
@@ -61,7 +67,7 @@ constexpr double cleared_value = -1.0;
 /// The width of the halo: ghosts on each side of a rank's block.
 constexpr index_t ghost_width = 3;
 
-enum class CaseKind { permutation, halo_import, halo_export_add, halo_update };
+enum class CaseKind { permutation, halo_import, halo_export_add, halo_update, halo_sum_update };
 
 const char* case_name(CaseKind k) {
   switch (k) {
@@ -69,6 +75,7 @@ const char* case_name(CaseKind k) {
     case CaseKind::halo_import: return "halo_import";
     case CaseKind::halo_export_add: return "halo_export_add";
     case CaseKind::halo_update: return "halo_update";
+    case CaseKind::halo_sum_update: return "halo_sum_update";
   }
   return "?";
 }
@@ -133,10 +140,13 @@ struct Case {
   BlockCut cut;
   int rank;
   std::vector<index_t> list;
-  /// True when the list is the destination (an import), false when it is the source (the export).
-  bool list_is_destination() const { return kind != CaseKind::halo_export_add; }
-  /// True when the source is the destination's owned part, in its storage (halo_update).
-  bool in_place() const { return kind == CaseKind::halo_update; }
+  /// True when the list is the destination (an import), false when it is the source (the exports).
+  bool list_is_destination() const { return !sums(); }
+  /// True when the list holds partial values summed into the block (the exports).
+  bool sums() const { return kind == CaseKind::halo_export_add || kind == CaseKind::halo_sum_update; }
+  /// True when the block is the list array's owned part, in its storage (halo_update,
+  /// halo_sum_update): the source's of an import, the destination's of the sums.
+  bool in_place() const { return kind == CaseKind::halo_update || kind == CaseKind::halo_sum_update; }
   /// This rank's block: its own elements, the first of its halo list.
   index_t block() const { return cut.hi(rank) - cut.lo(rank); }
 };
@@ -208,13 +218,18 @@ class Method {
   virtual bool check() const = 0;
 };
 
-/// Whether dst (this rank's destination, local order) holds what the case asks for.
-/// at(l) is the global index of dst's local element l.
+/// Whether dst (this rank's destination, local order) holds what the case asks for after `runs`
+/// executions since the source was filled (halo_sum_update adds the ghosts' contributions to the
+/// owner's own at each run). at(l) is the global index of dst's local element l.
 template <class At>
-bool check_destination(const Case& c, const double* dst, index_t size, At at) {
+bool check_destination(const Case& c, const double* dst, index_t size, At at, int runs = 1) {
   for (index_t l = 0; l < size; ++l) {
     const index_t g = at(l);
-    const double want = c.kind == CaseKind::halo_export_add ? export_sum(c.cut, g) : value_of(g);
+    double want = c.sums() ? export_sum(c.cut, g) : value_of(g);
+    if (c.kind == CaseKind::halo_sum_update) {
+      const double own = contribution(c.cut, g, c.cut.owner(g));
+      want = own + static_cast<double>(runs) * (want - own);
+    }
     if (dst[l] != want) return false;
   }
   return true;
@@ -225,7 +240,7 @@ template <class At>
 void fill_source(const Case& c, double* src, index_t size, At at) {
   for (index_t l = 0; l < size; ++l) {
     const index_t g = at(l);
-    src[l] = c.kind == CaseKind::halo_export_add ? contribution(c.cut, g, c.rank) : value_of(g);
+    src[l] = c.sums() ? contribution(c.cut, g, c.rank) : value_of(g);
   }
 }
 
@@ -253,6 +268,7 @@ class RedistMethod final : public Method {
   void release() override {
     import_plan_.reset();
     export_plan_.reset();
+    sum_plan_.reset();
     owned_.reset();
     list_dst_.reset();
     list_src_.reset();
@@ -268,9 +284,11 @@ class RedistMethod final : public Method {
       else import_plan_.emplace(redist::make_plan(*block_, *list_dst_));
     } else {
       list_src_ = std::make_unique<ListSrc>(world_, c_.n, src_dist_);
+      if (c_.in_place()) owned_ = std::make_unique<OwnedView>(list_src_->local().data(), world_, c_.n);
       parts.emplace_back("array", seconds_since(t0));
       t0 = MPI_Wtime();
-      export_plan_.emplace(redist::make_plan(*list_src_, *block_));
+      if (c_.in_place()) sum_plan_.emplace(redist::make_plan(*list_src_, *owned_));
+      else export_plan_.emplace(redist::make_plan(*list_src_, *block_));
     }
     parts.emplace_back("make_plan", seconds_since(t0));
   }
@@ -280,7 +298,11 @@ class RedistMethod final : public Method {
     import_plan_.reset();
     export_plan_.reset();
     owned_plan_.reset();
-    if (c_.in_place()) {
+    sum_plan_.reset();
+    runs_ = 0;
+    if (c_.in_place() && c_.sums()) {
+      fill_source(c_, list_src_->local().data(), list_src_->local_size(), [&](index_t l) { return list_src_->global_index(l); });
+    } else if (c_.in_place()) {
       const auto local = list_dst_->local();
       fill_source(c_, local.data(), c_.block(), [&](index_t l) { return list_dst_->global_index(l); });
       std::fill(local.begin() + c_.block(), local.end(), cleared_value);
@@ -293,11 +315,16 @@ class RedistMethod final : public Method {
     }
   }
   void execute() override {
-    if (c_.in_place()) *list_dst_ = *owned_;
+    ++runs_;
+    if (c_.in_place() && c_.sums()) *owned_ = *list_src_;
+    else if (c_.in_place()) *list_dst_ = *owned_;
     else if (c_.list_is_destination()) *list_dst_ = *block_;
     else *block_ = *list_src_;
   }
   bool check() const override {
+    if (c_.in_place() && c_.sums())
+      return check_destination(c_, owned_->local().data(), owned_->local_size(), [&](index_t l) { return owned_->global_index(l); },
+                               runs_);
     if (c_.list_is_destination())
       return check_destination(c_, list_dst_->local().data(), list_dst_->local_size(),
                                [&](index_t l) { return list_dst_->global_index(l); });
@@ -308,8 +335,9 @@ class RedistMethod final : public Method {
  private:
   using ImportPlan = decltype(redist::make_plan(std::declval<const BlockArray&>(), std::declval<const ListDst&>()));
   using ExportPlan = decltype(redist::make_plan(std::declval<const ListSrc&>(), std::declval<const BlockArray&>()));
-  using OwnedView = redist::DistView<double, redist::Block>;  // halo_update: over list_dst_'s storage
+  using OwnedView = redist::DistView<double, redist::Block>;  // in place: over the list array's storage
   using OwnedPlan = decltype(redist::make_plan(std::declval<const OwnedView&>(), std::declval<const ListDst&>()));
+  using SumPlan = decltype(redist::make_plan(std::declval<const ListSrc&>(), std::declval<const OwnedView&>()));
   mpi::communicator world_;
   const Case& c_;
   redist::Indirect<> dst_dist_;
@@ -321,6 +349,8 @@ class RedistMethod final : public Method {
   std::optional<ExportPlan> export_plan_;
   std::unique_ptr<OwnedView> owned_;
   std::optional<OwnedPlan> owned_plan_;
+  std::optional<SumPlan> sum_plan_;
+  int runs_ = 0;  ///< executions since fill()
 };
 
 // --- hand-written MPI_Alltoallv ---------------------------------------------------------------
@@ -411,6 +441,11 @@ class HandwrittenMethod final : public Method {
     parts.emplace_back("rendezvous", seconds_since(t0));
   }
   void fill() override {
+    runs_ = 0;
+    if (c_.in_place() && c_.sums()) {
+      fill_source(c_, src_.data(), static_cast<index_t>(src_.size()), [&](index_t l) { return c_.list[static_cast<std::size_t>(l)]; });
+      return;
+    }
     if (c_.in_place()) {
       fill_source(c_, dst_.data(), c_.block(), [&](index_t l) { return c_.cut.lo(c_.rank) + l; });
       std::fill(dst_.begin() + c_.block(), dst_.end(), cleared_value);
@@ -421,8 +456,11 @@ class HandwrittenMethod final : public Method {
     std::fill(dst_.begin(), dst_.end(), cleared_value);
   }
   void execute() override {
-    const double* src = c_.in_place() ? dst_.data() : src_.data();
-    double* dst = dst_.data();
+    ++runs_;
+    // In place, the list's array is both (its first elements the block).
+    double* list = c_.list_is_destination() ? dst_.data() : src_.data();
+    const double* src = c_.in_place() ? list : src_.data();
+    double* dst = c_.in_place() ? list : dst_.data();
     // Pack
     for (std::size_t k = 0; k < send_at_.size(); ++k) sbuf_[k] = src[send_at_[k]];
     // Copy what stays on this rank
@@ -438,6 +476,8 @@ class HandwrittenMethod final : public Method {
       for (std::size_t k = 0; k < recv_at_.size(); ++k) dst[recv_at_[k]] += rbuf_[k];
   }
   bool check() const override {
+    if (c_.in_place() && c_.sums())
+      return check_destination(c_, src_.data(), c_.block(), [&](index_t l) { return c_.cut.lo(c_.rank) + l; }, runs_);
     if (c_.list_is_destination())
       return check_destination(c_, dst_.data(), static_cast<index_t>(dst_.size()), [&](index_t l) { return c_.list[static_cast<std::size_t>(l)]; });
     return check_destination(c_, dst_.data(), static_cast<index_t>(dst_.size()), [&](index_t l) { return c_.cut.lo(c_.rank) + l; });
@@ -450,6 +490,7 @@ class HandwrittenMethod final : public Method {
   std::vector<double> src_, dst_, sbuf_, rbuf_;
   std::vector<int> scount_, sdispl_, rcount_, rdispl_;
   std::vector<index_t> send_at_, recv_at_, local_src_, local_dst_, zero_at_;
+  int runs_ = 0;  ///< executions since fill()
 };
 
 // --- Tpetra -----------------------------------------------------------------------------------
@@ -504,7 +545,15 @@ class TpetraMethod final : public Method {
     }
   }
   void fill() override {
-    // The block Map's Vector, once per plan (the list Map's was made with the plan).
+    runs_ = 0;
+    // The block Map's Vector, once per plan (the list Map's was made with the plan); in place the
+    // offset view of the list Map's Vector on the block Map.
+    if (c_.in_place() && c_.sums()) {
+      if (dst_.is_null()) dst_ = src_->offsetViewNonConst(block_map_, 0);
+      auto s = src_->getLocalViewHost(Tpetra::Access::OverwriteAll);
+      fill_source(c_, s.data(), static_cast<index_t>(gids_.size()), [&](index_t l) { return static_cast<index_t>(gids_[static_cast<std::size_t>(l)]); });
+      return;
+    }
     if (c_.in_place() && src_.is_null()) src_ = dst_->offsetViewNonConst(block_map_, 0);
     if (c_.list_is_destination() && src_.is_null()) src_ = Teuchos::rcp(new vector_type(block_map_));
     if (!c_.list_is_destination() && dst_.is_null()) dst_ = Teuchos::rcp(new vector_type(block_map_));
@@ -522,6 +571,7 @@ class TpetraMethod final : public Method {
     for (std::size_t l = static_cast<std::size_t>(c_.block()); l < d.extent(0); ++l) d(l, 0) = cleared_value;
   }
   void execute() override {
+    ++runs_;
     if (c_.list_is_destination()) dst_->doImport(*src_, *importer_, Tpetra::INSERT);
     else dst_->doExport(*src_, *exporter_, Tpetra::ADD);
   }
@@ -529,7 +579,7 @@ class TpetraMethod final : public Method {
     auto d = dst_->getLocalViewHost(Tpetra::Access::ReadOnly);
     const auto& map = *dst_->getMap();
     return check_destination(c_, d.data(), static_cast<index_t>(map.getNodeNumElements()),
-                             [&](index_t l) { return static_cast<index_t>(map.getGlobalElement(static_cast<LO>(l))); });
+                             [&](index_t l) { return static_cast<index_t>(map.getGlobalElement(static_cast<LO>(l))); }, runs_);
   }
 
  private:
@@ -539,6 +589,7 @@ class TpetraMethod final : public Method {
   Teuchos::RCP<const import_type> importer_;
   Teuchos::RCP<const export_type> exporter_;
   Teuchos::RCP<vector_type> src_, dst_;
+  int runs_ = 0;  ///< executions since fill()
 };
 #endif
 
@@ -688,14 +739,15 @@ int main(int argc, char** argv) {
       .integer("--reps R", "interleaved rounds of execution", o.reps, 1)
       .integer("--plan-reps R", "interleaved rounds of planning (each makes the plan anew; the last is run)", o.plan_reps, 1)
       .integer("--seed S", "the permutation's seed, the same on every rank", o.seed)
-      .words("--case", "cases to run: permutation, halo_import, halo_export_add, halo_update (default all)", case_names)
+      .words("--case", "cases to run: permutation, halo_import, halo_export_add, halo_update, halo_sum_update (default all)",
+             case_names)
       .words("--methods", "methods to run: redist, alltoallv_handwritten, tpetra (default all built in)", method_names)
       .text("--csv FILE", "write the rows to FILE", csv)
       .flag("--append", "append the rows to FILE (its header only when it is new)", append)
       .integer("--run R", "the run's label in the CSV's first column", run);
   if (const std::optional<int> status = cli.parse(argc, argv, world.rank() == 0)) return *status;
   const std::vector<CaseKind> all_cases{CaseKind::permutation, CaseKind::halo_import, CaseKind::halo_export_add,
-                                       CaseKind::halo_update};
+                                       CaseKind::halo_update, CaseKind::halo_sum_update};
   std::vector<std::string> built{"redist", "alltoallv_handwritten"};
 #ifdef REDIST_BENCH_HAVE_TPETRA
   built.push_back("tpetra");

@@ -206,9 +206,11 @@ void reduce_both_ways(A& a, B& b, Wire expect, Op op, Check&& check) {
   const Explanation e = explain(a, b);
   int timed = 0;  // the wire blocking (1) and nonblocking (2)
   for (const TransportTiming& t : e.transports)
-    if (t.wire == expect) timed += t.nonblocking ? 2 : 1;
+    if (reduction && t.wire == expect) timed += t.nonblocking ? 2 : 1;
   CHECK(all_ok(world, timed == (reduction ? 3 : 0)));
-  CHECK(all_ok(world, reduction || e.transports.empty()));
+  // Without a reduction's pattern, at most the node's copies against the messages (point to point).
+  CHECK(all_ok(world, reduction || std::all_of(e.transports.begin(), e.transports.end(),
+                                               [](const TransportTiming& t) { return t.wire == Wire::point_to_point; })));
   CHECK(all_ok(world, world.size() == 1 || e.transport == "messages" || e.transport.starts_with("shared_memory") ||
                           e.transport == wire_name(expect, false) || e.transport == wire_name(expect, false, true)));
 }
@@ -272,7 +274,7 @@ TEST_CASE("Partial values by their reduction wires: one MPI_Allreduce or MPI_Red
       reduce_both_ways(ap, rows, Wire::allreduce, std::plus<>{}, [&] { return test::holds_nd(rows, total); });
     }
   }
-  SECTION("No reduction where the pattern is none: into Cyclic<3>, the decision times nothing") {
+  SECTION("No reduction where the pattern is none: into Cyclic<3>, the decision times no reduction") {
     const index_t n = 200;
     DistArray<double, Partial<>> a(world, n);
     test::fill(a, [&](index_t g) { return part(g, r); });
@@ -284,7 +286,8 @@ TEST_CASE("Partial values by their reduction wires: one MPI_Allreduce or MPI_Red
     if (p > 2) {
       Redistribution rc(a.mapping(), c.mapping(), r);
       CHECK(all_ok(world, redist::detail::reduces(rc.plan().stages.front()) == Wire::point_to_point));
-      CHECK(explain(a, c).transports.empty());
+      const auto timed = explain(a, c).transports;  // at most the node's copies against the messages
+      CHECK(std::all_of(timed.begin(), timed.end(), [](const TransportTiming& t) { return t.wire == Wire::point_to_point; }));
     }
   }
 }
@@ -293,8 +296,9 @@ TEST_CASE("Partial sums reduced into Block in place: each rank's block a view ov
           "[mpi][partial][reduce]") {
   // NCCL's in-place reduce-scatter (recvbuff = sendbuff + rank * count), a sharded optimizer's
   // gradients: b's part on rank r is a view at a's local place of r's block. The plan is a
-  // reduce-scatter's pattern; in place its decision times no wire (each timed run would add the
-  // other ranks' parts again), and every run is exact. A view at the start of a on every rank is
+  // reduce-scatter's pattern; in place its decision times no reduction (each timed run would add
+  // the other ranks' parts again), only its own runs by the node's copies and by messages, and
+  // every run is exact. A view at the start of a on every rank is
   // in place on rank 0 only, and refused on every rank.
   mpi::communicator world;
   const int p = world.size(), r = world.rank();
@@ -313,7 +317,9 @@ TEST_CASE("Partial sums reduced into Block in place: each rank's block a view ov
         if (g < lo || g >= lo + b.local_size()) kept = kept && a.local()[static_cast<std::size_t>(g)] == part(g, r);
       CHECK(all_ok(world, kept));
     }
-    CHECK(explain(a, b).transports.empty());
+    // No reduction timed: at most the node's copies against the messages, on the real runs.
+    const auto timed = explain(a, b).transports;
+    CHECK(std::all_of(timed.begin(), timed.end(), [](const TransportTiming& t) { return t.wire == Wire::point_to_point; }));
     if (p > 1 && n >= static_cast<index_t>(p)) {
       DistArray<double, Partial<>> c(world, n);
       test::fill(c, [&](index_t g) { return part(g, r); });

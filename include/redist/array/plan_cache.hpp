@@ -300,6 +300,23 @@ class Redistribution {
           update_node_ = best->node;
         }
       }
+    // Where no reduction was timed, and every rank sends under typed_min_bytes (as b = a's
+    // decision: a node's copies cost its ranks two synchronisations a call, which can cost more
+    // than a small array's messages), the node's copies against the messages alone, on the plan's
+    // own runs (a fold in place cannot be repeated to time it: each run adds the contributions
+    // again): run 1 by the node's copies (where the node agrees), run 2 by messages, each timed
+    // (the slowest rank's), and from run 3 on the faster (update_node_). Every rank alike: the
+    // condition is the same on all (no reduction timed is agreed), and so are the times.
+    if (update_runs_ == 1 && from_array && options_.shared_memory && options_.tune_reps > 0 && comm.size() > 1 &&
+        decision_.transports.empty()) {
+      std::uint64_t bytes = 0, most = 0;
+      for (const auto& st : plan_.stages)
+        for (const Message& m : st.sends) bytes += static_cast<std::uint64_t>(m.size) * sizeof(T);
+      runtime::detail::check(MPI_Allreduce(&bytes, &most, 1, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
+      fold_node_timing_ = most < runtime::typed_min_bytes;
+    }
+    const bool timed_run = fold_node_timing_ && (update_runs_ == 1 || update_runs_ == 2);
+    if (timed_run) update_node_ = update_runs_ == 1;
     if (workspace_.exchange.nodes != node_keep_) workspace_.exchange.nodes = node_keep_;
     auto parts = boost::hana::make_tuple(runtime::part(plan_, src, dst, workspace_, op, source, source_ld()));
     // A reduction wire folds every member's part itself: the node's copies are not used with it,
@@ -323,9 +340,19 @@ class Redistribution {
     if (!first) before();
     // Waited for at once, as b = a's runs and the decision's timings (a reduction wire: the blocking
     // collective, or the nonblocking one and its wait where the decision timed that faster).
+    const double t0 = timed_run ? MPI_Wtime() : 0.0;
     runtime::run(parts, workspace_.exchange, c, node_, options_.max_message_bytes, runtime::message_tag);
+    if (timed_run) fold_seconds_[update_runs_ - 1] = MPI_Wtime() - t0;
     workspace_.local_assigns = false;
     workspace_.exchange.wire = kept;
+    if (timed_run && update_runs_ == 2) {
+      double slowest[2] = {};
+      runtime::detail::check(MPI_Allreduce(fold_seconds_, slowest, 2, MPI_DOUBLE, MPI_MAX, c), "MPI_Allreduce");
+      update_node_ = slowest[0] <= slowest[1];
+      decision_.transports = {TransportTiming{Wire::point_to_point, false, slowest[0], true},
+                              TransportTiming{Wire::point_to_point, false, slowest[1], false}};
+      fold_node_timing_ = false;
+    }
     ++update_runs_;
   }
   /// True when a layout holds partial sums its type does not show (AnyDist holding Partial<>, the C
@@ -656,6 +683,8 @@ class Redistribution {
   int update_runs_ = 0;  ///< runs by run_update (scaled updates, partial values)
   bool sums_from_ = false, sums_to_ = false;  ///< runtime_sums(): of the source, of the destination
   bool update_node_ = true;  ///< run_update copies from node peers' shared memory (unless its timing chose otherwise)
+  bool fold_node_timing_ = false;  ///< run_update's runs 1 and 2 time the node's copies against the messages
+  double fold_seconds_[2] = {};    ///< their times on this rank: by the node's copies, by messages
   bool local_covers_ = false;  ///< this rank's local copy writes every element of its destination (constructor)
   index_t budget_ = 0;
   const runtime::Node* node_ = nullptr;
