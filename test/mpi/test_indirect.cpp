@@ -74,6 +74,16 @@ std::vector<std::vector<int>> holders_of(const mpi::communicator& world, const s
 
 /// A contribution of rank r to element g (partial values): their sum over the holders is the element.
 double part(index_t g, int r) { return static_cast<double>((g * 7 + r * 13) % 17 + 1); }
+
+/// The sum of every holder's part(g, q) (holders h from holders_of): what Indirect<std::plus<>>'s
+/// partial values fold to.
+auto sum_over(const std::vector<std::vector<int>>& h) {
+  return [&h](index_t g) {
+    double s = 0;
+    for (int q : h[static_cast<std::size_t>(g)]) s += part(g, q);
+    return s;
+  };
+}
 }  // namespace
 
 TEST_CASE("Indirect: a halo with ghosts from Block and back, the copies equal, repeated without planning", "[mpi][indirect]") {
@@ -154,11 +164,7 @@ TEST_CASE("Indirect<std::plus<>>: the holders' contributions summed into their o
     for (int lists = 0; lists < 2; ++lists) {
       const std::vector<index_t> mine = lists == 0 ? halo(n, p, r, 2) : random_list(n, p, r, 7, 11);
       const auto h = holders_of(world, mine, n);
-      auto sum_of = [&](index_t g) {
-        double s = 0;
-        for (int q : h[static_cast<std::size_t>(g)]) s += part(g, q);
-        return s;
-      };
+      const auto sum_of = sum_over(h);
       DistArray<double, Indirect<std::plus<>>> c(world, n, Indirect<std::plus<>>{mine});
       for (int rep = 0; rep < 3; ++rep) {
         for (index_t l = 0; l < c.local_size(); ++l) c.local()[static_cast<std::size_t>(l)] = part(c.global_index(l), r);
@@ -334,11 +340,7 @@ TEST_CASE("Indirect<std::plus<>>: a ghosted array's contributions summed into it
       const std::vector<index_t> mine = halo(n, p, r, w);
       const auto block = static_cast<std::size_t>(std::min(n, (n + p - 1) / p * (r + 1)) - std::min(n, (n + p - 1) / p * r));
       const auto h = holders_of(world, mine, n);
-      auto sum_of = [&](index_t g) {
-        double s = 0;
-        for (int q : h[static_cast<std::size_t>(g)]) s += part(g, q);
-        return s;
-      };
+      const auto sum_of = sum_over(h);
       DistArray<double, Indirect<std::plus<>>> c(world, n, Indirect<std::plus<>>{mine});
       DistView<double, Block> x(c.local().data(), world, n);
       for (int rep = 0; rep < 4; ++rep) {  // the first run (its check), the decision's, the decided runs
@@ -555,11 +557,7 @@ TEST_CASE("Indirect: expressions, fused lists and started exchanges", "[mpi][ind
   // Sums out of partial values, scaled; and two assignments in one exchange, started and waited for.
   DistArray<double, Indirect<std::plus<>>> c(world, n, Indirect<std::plus<>>{mine});
   for (index_t l = 0; l < c.local_size(); ++l) c.local()[static_cast<std::size_t>(l)] = part(c.global_index(l), r);
-  auto sum_of = [&](index_t g) {
-    double s = 0;
-    for (int q : h[static_cast<std::size_t>(g)]) s += part(g, q);
-    return s;
-  };
+  const auto sum_of = sum_over(h);
   DistArray<double, Cyclic<3>> b(world, n);
   b = 0.5 * c;
   CHECK(all_ok(world, test::holds(b, [&](index_t g) { return 0.5 * sum_of(g); })));
