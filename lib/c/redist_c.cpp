@@ -272,17 +272,11 @@ class SourceGuard {
   template <class InPlace>
   std::span<const T> operator()(const boost::mpi::communicator& comm, bool first, std::span<const T> src,
                                 std::span<const T> dst, InPlace&& in_place) {
-    const auto* s = reinterpret_cast<const std::byte*>(src.data());
-    const auto* d = reinterpret_cast<const std::byte*>(dst.data());
-    bool overlap = !src.empty() && !dst.empty() && std::less<>{}(s, d + dst.size_bytes()) &&
-                   std::less<>{}(d, s + src.size_bytes());
-    if (overlap) {
-      const auto bytes = static_cast<std::ptrdiff_t>(reinterpret_cast<std::uintptr_t>(s) - reinterpret_cast<std::uintptr_t>(d));
-      const auto src_at = static_cast<index_t>(bytes / static_cast<std::ptrdiff_t>(sizeof(T)));
-      if (bytes % static_cast<std::ptrdiff_t>(sizeof(T)) == 0 && (accepted_at_ == src_at || in_place(src_at))) {
-        accepted_at_ = src_at;
-        overlap = false;
-      }
+    const redist::runtime::Overlap o = redist::runtime::overlap(src, dst);
+    bool overlap = o.shares;
+    if (overlap && o.src_at && (accepted_at_ == o.src_at || in_place(*o.src_at))) {
+      accepted_at_ = o.src_at;
+      overlap = false;
     }
     if (first) {
       std::optional<std::string> failure;

@@ -1,7 +1,11 @@
 // Unit tests of the reliability machinery without MPI: pieces of messages, the scratch budget, plans at n = 2^40.
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <numeric>
 #include <random>
+#include <span>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -64,6 +68,36 @@ TEST_CASE("Packing a message piece by piece equals packing it whole", "[pack][pi
       REQUIRE(pieces == whole);
     }
   }
+}
+
+TEST_CASE("runtime::overlap: whether two spans share a byte, and where the source starts in the destination",
+          "[pack][overlap]") {
+  std::vector<double> buf(16);
+  const std::span<const double> all(buf);
+  // Disjoint, adjacent, empty: nothing shared.
+  CHECK_FALSE(runtime::overlap(all.subspan(0, 8), all.subspan(8, 8)).shares);
+  CHECK_FALSE(runtime::overlap(all.subspan(8, 8), all.subspan(0, 8)).shares);
+  CHECK_FALSE(runtime::overlap(all.subspan(4, 0), all).shares);
+  CHECK_FALSE(runtime::overlap(all.subspan(8, 8), all.subspan(0, 8)).src_at.has_value());
+  // One element in common, either side, and the source's start in destination elements.
+  const runtime::Overlap after = runtime::overlap(all.subspan(7, 4), all.subspan(0, 8));
+  CHECK(after.shares);
+  CHECK(after.src_at == index_t{7});
+  const runtime::Overlap before = runtime::overlap(all.subspan(0, 4), all.subspan(3, 8));
+  CHECK(before.shares);
+  CHECK(before.src_at == index_t{-3});
+  CHECK(runtime::overlap(all, all).src_at == index_t{0});
+  // Bytes shared, starts not a whole number of source elements apart: no place.
+  const auto* bytes = reinterpret_cast<const std::byte*>(buf.data());
+  using Triple = std::array<std::byte, 3>;
+  const std::span<const Triple> triples(reinterpret_cast<const Triple*>(bytes + 4), 4);
+  const runtime::Overlap odd = runtime::overlap(triples, all);
+  CHECK(odd.shares);
+  CHECK_FALSE(odd.src_at.has_value());
+  // Elements of another size: the place counts the source's elements.
+  const std::span<const std::byte> raw(bytes, buf.size() * sizeof(double));
+  CHECK(runtime::overlap(raw.subspan(24, 8), all).src_at == index_t{24});
+  CHECK(runtime::overlap(all.subspan(3, 1), raw).src_at == index_t{3});
 }
 
 TEST_CASE("piece_limit water-fills the scratch budget", "[plan][budget]") {

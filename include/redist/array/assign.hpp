@@ -317,12 +317,6 @@ inline FusedCache& fused_cache() {
   return cache;
 }
 
-/// True when two byte ranges share a byte.
-inline bool overlap(std::span<const std::byte> x, std::span<const std::byte> y) noexcept {
-  return !x.empty() && !y.empty() && std::less<>{}(x.data(), y.data() + y.size()) &&
-         std::less<>{}(y.data(), x.data() + x.size());
-}
-
 /// Starts the resolved assignments as one fused exchange (collective).
 template <class... Rs>
 Pending start_resolved(const boost::mpi::communicator& comm, Rs&... rs) {
@@ -345,11 +339,11 @@ Pending start_resolved(const boost::mpi::communicator& comm, Rs&... rs) {
         if (i < j && caches[i] == caches[j])
           failure = "redist::assign(...) and redist::start(...) require each destination array at most once in a list "
                     "(assignments " + std::to_string(i + 1) + " and " + std::to_string(j + 1) + " write the same array)";
-        else if ((i != j || !exempt[i]) && overlap(dsts[i], srcs[j]))
+        else if ((i != j || !exempt[i]) && runtime::overlap(dsts[i], srcs[j]).shares)
           failure = "redist::assign(...) and redist::start(...) require no destination to overlap a source (on rank " +
                     std::to_string(comm.rank()) + ", assignment " + std::to_string(i + 1) + " writes what assignment " +
                     std::to_string(j + 1) + " reads)";
-        else if (i < j && overlap(dsts[i], dsts[j]))
+        else if (i < j && runtime::overlap(dsts[i], dsts[j]).shares)
           failure = "redist::assign(...) and redist::start(...) require the destinations not to overlap (assignments " +
                     std::to_string(i + 1) + " and " + std::to_string(j + 1) + ")";
       }

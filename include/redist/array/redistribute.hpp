@@ -126,16 +126,10 @@ void check_transposed(const A& a, const B& dst, const char* call) {
 template <class T, class U, class InPlace = std::nullptr_t>
 void check_no_overlap(const boost::mpi::communicator& comm, std::span<const T> src, std::span<U> dst, bool exempt,
                       const char* call, InPlace in_place = nullptr) {
-  const auto* s = reinterpret_cast<const std::byte*>(src.data());
-  const auto* d = reinterpret_cast<const std::byte*>(dst.data());
-  bool overlap = !exempt && !src.empty() && !dst.empty() &&
-                 std::less<>{}(s, d + dst.size_bytes()) && std::less<>{}(d, s + src.size_bytes());
+  const runtime::Overlap o = runtime::overlap(src, std::span<const U>(dst));
+  bool overlap = !exempt && o.shares;
   if constexpr (!std::is_same_v<InPlace, std::nullptr_t>) {
-    if (overlap) {  // the source's first byte from the destination's, in one buffer
-      const auto bytes = static_cast<std::ptrdiff_t>(reinterpret_cast<std::uintptr_t>(s) - reinterpret_cast<std::uintptr_t>(d));
-      if (bytes % static_cast<std::ptrdiff_t>(sizeof(T)) == 0)
-        overlap = !in_place(static_cast<index_t>(bytes / static_cast<std::ptrdiff_t>(sizeof(T))));
-    }
+    if (overlap && o.src_at) overlap = !in_place(*o.src_at);
   }
   std::optional<std::string> failure;
   if (overlap)

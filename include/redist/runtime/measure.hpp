@@ -401,9 +401,7 @@ std::vector<TransportTiming> time_reduction(const BasicPlan<R>& plan, const boos
   // Neither on a rank whose source and destination share memory (a fold in place: each timed run
   // would fold the contributions again onto its result), so no rank times.
   std::uint64_t mine = 2;
-  const bool shared_bytes = !src.empty() && !dst.empty() && std::less<>{}(static_cast<const void*>(src.data()),
-                                                                          static_cast<const void*>(dst.data() + dst.size())) &&
-                            std::less<>{}(static_cast<const void*>(dst.data()), static_cast<const void*>(src.data() + src.size()));
+  const bool shared_bytes = overlap(src, std::span<const T>(dst)).shares;
   if (!shared_bytes && detail::mpi_reduction<T, Store>::op() != MPI_OP_NULL && plan.direct() && plan.stages.size() == 1) {
     const auto& st = plan.stages.front();
     const Wire w = detail::reduces(st);

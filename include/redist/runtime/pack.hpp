@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -16,6 +20,31 @@
 #include <redist/runtime/store.hpp>
 
 namespace redist::runtime {
+
+/// Where a source's local memory meets a destination's: `shares` when they have a byte in common
+/// (two views over one buffer, an update in place); then `src_at`, the source's first element's
+/// place in the destination's storage in source elements (negative before its start), when their
+/// starts lie a whole number of them apart. What every overlap check asks first: the arrays'
+/// refusal before a plan's first run, the C interface's, and a fold's timing (which would add the
+/// parts again on each run).
+struct Overlap {
+  bool shares = false;
+  std::optional<index_t> src_at;
+};
+
+template <class T, class U>
+Overlap overlap(std::span<const T> src, std::span<const U> dst) noexcept {
+  const auto* s = reinterpret_cast<const std::byte*>(src.data());
+  const auto* d = reinterpret_cast<const std::byte*>(dst.data());
+  Overlap o;
+  o.shares = !src.empty() && !dst.empty() && std::less<>{}(s, d + dst.size_bytes()) && std::less<>{}(d, s + src.size_bytes());
+  if (o.shares) {
+    const auto bytes = static_cast<std::ptrdiff_t>(reinterpret_cast<std::uintptr_t>(s) - reinterpret_cast<std::uintptr_t>(d));
+    if (bytes % static_cast<std::ptrdiff_t>(sizeof(T)) == 0)
+      o.src_at = static_cast<index_t>(bytes / static_cast<std::ptrdiff_t>(sizeof(T)));
+  }
+  return o;
+}
 
 namespace detail {
 /// Elements of local storage a copy by piece families spans at a time (a chunk of cycles): within
