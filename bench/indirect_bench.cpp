@@ -15,8 +15,8 @@
 //                    hand-written: the ghosts' contributions alone; PETSc's VecGhostUpdate with
 //                    ADD_VALUES, SCATTER_REVERSE). Each run adds the ghosts' contributions again, as
 //                    PETSc's does: the checks count the runs since the values were filled.
-// Plan time (index work, collective) and execution time (median of --reps interleaved rounds, the
-// slowest rank's) per method, every result checked element by element on every rank after the
+// Plan time (index work, collective) and execution time (median of --reps interleaved rounds after
+// --warmup untimed ones, the slowest rank's) per method, every result checked element by element on every rank after the
 // warm-up and after the timed rounds; the peak RSS after each method's plan and after its first
 // execution. `mpirun -n 4 indirect-bench --csv bench/indirect_results.csv`.
 #include <mpi.h>
@@ -612,6 +612,7 @@ struct Row {
 struct Options {
   index_t n = index_t{1} << 24;
   int reps = 10;
+  int warmup = 0;  ///< untimed rounds after the first execution (what a library settles on its first calls)
   int plan_reps = 3;
   std::uint64_t seed = 2024;
 };
@@ -684,7 +685,12 @@ std::vector<Row> run_case(const mpi::communicator& world, CaseKind kind, const O
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
     rows[i].ok = ok != 0;
   }
-  // Execute: each round runs every method once, in turn.
+  // Untimed rounds, then the timed ones: each round runs every method once, in turn.
+  for (int k = 0; k < o.warmup; ++k)
+    for (std::size_t i = 0; i < ms.size(); ++i) {
+      MPI_Barrier(comm);
+      ms[i]->execute();
+    }
   for (int k = 0; k < o.reps; ++k)
     for (std::size_t i = 0; i < ms.size(); ++i) {
       MPI_Barrier(comm);
@@ -737,6 +743,8 @@ int main(int argc, char** argv) {
   redist::bench::cli::Parser cli("indirect-bench");
   cli.integer("--n N", "elements (doubles)", o.n, index_t{1})
       .integer("--reps R", "interleaved rounds of execution", o.reps, 1)
+      .integer("--warmup W", "untimed interleaved rounds after the first execution (default 0; redist's folds time their "
+                             "transports on their runs 1-8)", o.warmup, 0)
       .integer("--plan-reps R", "interleaved rounds of planning (each makes the plan anew; the last is run)", o.plan_reps, 1)
       .integer("--seed S", "the permutation's seed, the same on every rank", o.seed)
       .words("--case", "cases to run: permutation, halo_import, halo_export_add, halo_update, halo_sum_update (default all)",
@@ -780,9 +788,9 @@ int main(int argc, char** argv) {
   MPI_Gather(&process_peak_mib, 1, MPI_DOUBLE, peaks.data(), 1, MPI_DOUBLE, 0, static_cast<MPI_Comm>(world));
 
   if (world.rank() == 0) {
-    std::printf("indirect-bench: n = %lld doubles, %d ranks, %d rounds (%d of planning); ms of the slowest rank; "
-                "RSS in MiB, max over ranks (%s)\n",
-                static_cast<long long>(o.n), world.size(), o.reps, o.plan_reps,
+    std::printf("indirect-bench: n = %lld doubles, %d ranks, %d rounds after %d untimed (%d of planning); ms of the "
+                "slowest rank; RSS in MiB, max over ranks (%s)\n",
+                static_cast<long long>(o.n), world.size(), o.reps, o.warmup, o.plan_reps,
                 hwm_reset ? "the peak is reset to the current RSS before each method's plan"
                           : "the kernel refused to reset the peak: every reading is the process's peak so far");
     std::printf("%-16s %-22s %10s %10s %10s %10s %10s %9s %9s %9s  %s\n", "case", "method", "plan_ms", "first_ms",
