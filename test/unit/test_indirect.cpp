@@ -10,6 +10,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -475,6 +476,41 @@ TEST_CASE("indirect: a pair each holder can tell alone is planned by formula, wi
   check_against_oracle(block, ps, n);
   check_against_oracle(hs, cyclic, n);
   check_against_oracle(cyclic, hv, n);
+}
+
+TEST_CASE("indirect: a list's directory requests cut from its runs are those read from the list", "[indirect]") {
+  // make_indirect_directory cuts the requests from list_runs where it keeps them (a block and its
+  // ghosts), else reads the list: both give the same records, rank by rank, in the same order.
+  std::mt19937 rng(3107);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int p = 1 + trial % 7;
+    const index_t n = std::uniform_int_distribution<index_t>(0, 400)(rng);
+    std::vector<std::vector<index_t>> lists;
+    if (trial % 3 == 0) lists = halo_lists(n, p, trial % 4);
+    else if (trial % 3 == 1) lists = random_lists(n, p, trial % 2 == 0 ? 0 : 5, rng);
+    else {  // runs of random lengths in a random order, across the directory's blocks
+      lists.assign(static_cast<std::size_t>(p), {});
+      for (index_t g = 0; g < n;) {
+        const index_t len = std::min(n - g, std::uniform_int_distribution<index_t>(1, 90)(rng));
+        auto& l = lists[static_cast<std::size_t>(std::uniform_int_distribution<int>(0, p - 1)(rng))];
+        for (index_t k = 0; k < len; ++k) l.push_back(g + k);
+        g += len;
+      }
+    }
+    for (int q = 0; q < p; ++q) {
+      const auto& l = lists[static_cast<std::size_t>(q)];
+      const auto runs = detail::list_runs(l, q, l.size() + 1);  // every run kept
+      const auto by_list = detail::directory_requests(l, n, p);
+      const auto by_runs = detail::directory_requests(std::span<const IndirectDirectory::Piece>(runs), n, p);
+      REQUIRE(by_runs.counts == by_list.counts);
+      REQUIRE(by_runs.data.size() == by_list.data.size());
+      for (std::size_t k = 0; k < by_list.data.size(); ++k) {
+        CHECK(by_runs.data[k].index == by_list.data[k].index);
+        CHECK(by_runs.data[k].local == by_list.data[k].local);
+        CHECK(by_runs.data[k].len == by_list.data[k].len);
+      }
+    }
+  }
 }
 
 TEST_CASE("indirect: against the directory's own Block a rank makes what it would receive from its directory part", "[indirect]") {

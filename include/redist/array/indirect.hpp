@@ -128,13 +128,18 @@ std::shared_ptr<const IndirectDirectory> make_indirect_directory(const boost::mp
   REDIST_EXPECTS(m.nprocs() == comm.size(),
                  "redist::Indirect requires its layout to span the communicator (P = " + std::to_string(m.nprocs()) +
                      ", communicator of " + std::to_string(comm.size()) + ")");
-  const Outbox<DirectoryEntry> requests = directory_requests(m.indices(), m.size(), comm.size());
+  // The list's runs first (one pass; none kept when there would be more than one per 8 indices):
+  // the requests are then cut from them, else read from the list (two passes more).
+  std::vector<IndirectDirectory::Piece> runs = list_runs(m.indices(), comm.rank(), m.indices().size() / 8);
+  const Outbox<DirectoryEntry> requests = runs.empty() ? directory_requests(m.indices(), m.size(), comm.size())
+                                                       : directory_requests(std::span<const IndirectDirectory::Piece>(runs),
+                                                                            m.size(), comm.size());
   std::vector<index_t> counts;
   records<DirectoryEntry> in = exchange_records(c, requests, counts, "an Indirect layout");
   DirectoryChecks checks;
   auto dir = std::make_shared<IndirectDirectory>(
       directory_of_requests(comm.rank(), m.size(), comm.size(), std::move(in), std::move(counts), checks));
-  dir->list_runs = list_runs(m.indices(), comm.rank(), m.indices().size() / 8);
+  dir->list_runs = std::move(runs);
   // The first unheld index, and (negated, so one MIN finds both) whether any part holds copies.
   long long mine[2] = {checks.unheld, checks.copies ? -1 : 0}, least_unheld[2] = {0, 0};
   if (mine[0] < 0) mine[0] = LLONG_MAX;

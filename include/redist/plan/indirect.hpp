@@ -84,6 +84,31 @@ inline Outbox<DirectoryEntry> directory_requests(std::span<const index_t> indice
   return out;
 }
 
+/// directory_requests of a list given by its runs (list_runs': consecutive indices at consecutive
+/// places, in local order), each cut at the directory's block boundaries: the same requests, in
+/// O(runs) instead of two passes over the list (a list that is a block and its ghosts: a few
+/// runs where the list is millions of indices).
+inline Outbox<DirectoryEntry> directory_requests(std::span<const IndirectDirectory::Piece> runs, index_t n, int nprocs) {
+  const index_t b = directory_block(n, nprocs);
+  auto pieces = [&](auto&& f) {
+    for (const IndirectDirectory::Piece& r : runs)
+      for (index_t g = r.index, l = r.local, end = r.index + r.len; g < end;) {
+        const index_t k = std::min(end, (g / b + 1) * b) - g;
+        f(static_cast<std::size_t>(g / b), DirectoryEntry{g, l, k});
+        g += k;
+        l += k;
+      }
+  };
+  Outbox<DirectoryEntry> out;
+  out.counts.assign(static_cast<std::size_t>(nprocs), 0);
+  pieces([&](std::size_t d, const DirectoryEntry&) { ++out.counts[d]; });
+  std::vector<std::size_t> at(static_cast<std::size_t>(nprocs) + 1, 0);
+  for (std::size_t d = 0; d < out.counts.size(); ++d) at[d + 1] = at[d] + static_cast<std::size_t>(out.counts[d]);
+  out.data.resize(at.back());
+  pieces([&](std::size_t d, const DirectoryEntry& e) { out.data[at[d]++] = e; });
+  return out;
+}
+
 /// Sorts the requests the directory part of [lo, hi) received (counts[q] entries from rank q, one
 /// rank's after the other's in `data`) into its pieces, by index then rank. O(pieces log pieces),
 /// or O(n / P + pieces) by a counting sort when they are many.
