@@ -56,13 +56,27 @@ Outbox<T> outbox_of(std::vector<std::vector<T>>& per) {
   return out;
 }
 
+/// The records `each` gives, as one Outbox by rank: each(f) calls f(rank, record) for every record,
+/// the same ones in the same order at each call; they are counted by rank, then written in place
+/// (no vector per rank, no copy of them into the outbox).
+template <class T, class Each>
+Outbox<T> outbox_by_rank(int nprocs, Each&& each) {
+  Outbox<T> out;
+  out.counts.assign(static_cast<std::size_t>(nprocs), 0);
+  each([&](std::size_t d, const T&) { ++out.counts[d]; });
+  std::vector<std::size_t> at(static_cast<std::size_t>(nprocs) + 1, 0);
+  for (std::size_t d = 0; d < out.counts.size(); ++d) at[d + 1] = at[d] + static_cast<std::size_t>(out.counts[d]);
+  out.data.resize(at.back());
+  each([&](std::size_t d, const T& e) { out.data[at[d]++] = e; });
+  return out;
+}
+
 /// The requests of a rank that holds `indices` (in local order): its list cut into runs of
 /// consecutive indices, each run cut at the directory's block boundaries and sent to the
 /// directory rank of its indices. O(local); O(runs) records (one per rank for a list that is a block).
 inline Outbox<DirectoryEntry> directory_requests(std::span<const index_t> indices, index_t n, int nprocs) {
   const index_t b = directory_block(n, nprocs);
-  // Two passes over the list (count the runs per directory rank, then write them in place): no
-  // vector per rank, no copy of them into the outbox.
+  // Two passes over the list (outbox_by_rank: count the runs per directory rank, then write them).
   auto runs = [&](auto&& f) {
     std::size_t l = 0;
     while (l < indices.size()) {
@@ -74,14 +88,7 @@ inline Outbox<DirectoryEntry> directory_requests(std::span<const index_t> indice
       l = e;
     }
   };
-  Outbox<DirectoryEntry> out;
-  out.counts.assign(static_cast<std::size_t>(nprocs), 0);
-  runs([&](std::size_t d, const DirectoryEntry&) { ++out.counts[d]; });
-  std::vector<std::size_t> at(static_cast<std::size_t>(nprocs) + 1, 0);
-  for (std::size_t d = 0; d < out.counts.size(); ++d) at[d + 1] = at[d] + static_cast<std::size_t>(out.counts[d]);
-  out.data.resize(at.back());
-  runs([&](std::size_t d, const DirectoryEntry& e) { out.data[at[d]++] = e; });
-  return out;
+  return outbox_by_rank<DirectoryEntry>(nprocs, runs);
 }
 
 /// directory_requests of a list given by its runs (list_runs': consecutive indices at consecutive
@@ -99,14 +106,7 @@ inline Outbox<DirectoryEntry> directory_requests(std::span<const IndirectDirecto
         l += k;
       }
   };
-  Outbox<DirectoryEntry> out;
-  out.counts.assign(static_cast<std::size_t>(nprocs), 0);
-  pieces([&](std::size_t d, const DirectoryEntry&) { ++out.counts[d]; });
-  std::vector<std::size_t> at(static_cast<std::size_t>(nprocs) + 1, 0);
-  for (std::size_t d = 0; d < out.counts.size(); ++d) at[d + 1] = at[d] + static_cast<std::size_t>(out.counts[d]);
-  out.data.resize(at.back());
-  pieces([&](std::size_t d, const DirectoryEntry& e) { out.data[at[d]++] = e; });
-  return out;
+  return outbox_by_rank<DirectoryEntry>(nprocs, pieces);
 }
 
 /// Sorts the requests the directory part of [lo, hi) received (counts[q] entries from rank q, one
