@@ -331,6 +331,9 @@ class Redistribution {
         for (const Message& m : st.sends) bytes += static_cast<std::uint64_t>(m.size) * sizeof(T);
       runtime::detail::check(MPI_Allreduce(&bytes, &most, 1, MPI_UINT64_T, MPI_MAX, c), "MPI_Allreduce");
       fold_node_timing_ = most < runtime::typed_min_bytes;
+      // Room for the decision's two timings now: the run that decides (fold_timing_runs) then
+      // allocates nothing, as no later run does (test_no_alloc).
+      if (fold_node_timing_) decision_.transports.reserve(2);
     }
     const bool timed_run = fold_node_timing_ && update_runs_ >= 1 && update_runs_ <= detail::fold_timing_runs;
     if (timed_run) update_node_ = update_runs_ % 2 == 1;
